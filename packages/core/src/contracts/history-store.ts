@@ -1,0 +1,57 @@
+import type { Message } from './message.js';
+import type { Scope } from './scope.js';
+import type { StructuredSummary } from './summarizer.js';
+
+/** One message of the original, complete history. */
+export interface StoredMessage {
+  /** 0-based position in the scope's history. */
+  index: number;
+  /** 1-based turn number: a turn starts at each user message (messages before the first user message are turn 0). */
+  turn: number;
+  message: Message;
+  /** ISO 8601. */
+  createdAt: string;
+}
+
+/** The compressed working state of one scope, updated optimistically. */
+export interface WorkingState {
+  /** Bumped on every successful `setState`. 0 means "never written". */
+  version: number;
+  /** The rolling summary, if any compaction has happened. */
+  summary?: StructuredSummary;
+  /** How many original messages (a prefix of the history) the summary covers. */
+  summarizedCount: number;
+  /** The compressed working messages (what the next prompt is built from). */
+  messages: Message[];
+  /** The compaction cycle number; memory flush runs at most once per cycle. */
+  cycle: number;
+  /** The cycle in which the last memory flush ran, if any. */
+  flushedCycle?: number;
+}
+
+/**
+ * The original, append-only history beside the working (compressed) state.
+ * Implementations: in memory and in files; drivers run the `testHistoryStore` conformance suite.
+ */
+export interface HistoryStore {
+  /** Appends messages in order and returns them as stored (with index and turn). */
+  append(scope: Scope, messages: readonly Message[]): Promise<StoredMessage[]>;
+  /** Reads the history, optionally a `[from, to)` index range. */
+  read(scope: Scope, range?: { from?: number; to?: number }): Promise<StoredMessage[]>;
+  /** Reads whole turns by their 1-based numbers. */
+  readTurns(scope: Scope, turns: readonly number[]): Promise<StoredMessage[]>;
+  /** How many messages the scope's history holds. */
+  count(scope: Scope): Promise<number>;
+  getState(scope: Scope): Promise<WorkingState | undefined>;
+  /**
+   * Writes the working state if the stored version still equals `expectedVersion`
+   * (0 when there is none yet); returns the new version or throws `ConflictError`.
+   */
+  setState(
+    scope: Scope,
+    state: Omit<WorkingState, 'version'>,
+    expectedVersion: number,
+  ): Promise<number>;
+  /** Removes the scope's history and state. */
+  clear(scope: Scope): Promise<void>;
+}

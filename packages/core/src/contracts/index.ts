@@ -1,0 +1,14 @@
+export type * from './compression.js';
+export type * from './embedder.js';
+export type * from './events.js';
+export type * from './history-store.js';
+export type * from './memory-card.js';
+export { MEMORY_CARD_TYPES } from './memory-card.js';
+export type * from './memory-index.js';
+export type * from './memory-store.js';
+export type * from './message.js';
+export type * from './offload-store.js';
+export type * from './scope.js';
+export type * from './summarizer.js';
+export type * from './token-counter.js';
+export type * from './tool.js';

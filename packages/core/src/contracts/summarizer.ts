@@ -1,0 +1,66 @@
+import type { MemoryCardDraft } from './memory-card.js';
+import type { Message } from './message.js';
+
+/**
+ * The minimal model call that adapters supply (AI SDK, LangChain, an OpenAI-compatible endpoint).
+ * It must honour `abortSignal`.
+ */
+export type CompleteFn = (request: CompleteRequest) => Promise<string>;
+
+export interface CompleteRequest {
+  system?: string;
+  prompt: string;
+  maxOutputTokens?: number;
+  /** Ask for a JSON object when the model supports it. */
+  responseFormat?: 'text' | 'json';
+  abortSignal?: AbortSignal;
+}
+
+/** The sections of the rolling `## Context Summary`. Each section is a list of short bullets. */
+export interface SummarySections {
+  goal: string[];
+  background: string[];
+  keyFacts: string[];
+  constraints: string[];
+  decisions: string[];
+  todos: string[];
+  snippets: string[];
+}
+
+export interface StructuredSummary {
+  sections: SummarySections;
+  /**
+   * Free text used when the model's JSON was invalid and its raw text was kept instead
+   * (rendered after the sections).
+   */
+  freeText?: string;
+}
+
+export interface SummarizeRequest {
+  /** The messages to fold into the summary, oldest first. */
+  messages: readonly Message[];
+  /** The current rolling summary; the result replaces it (summaries never stack). */
+  previousSummary?: StructuredSummary;
+  /** Token budget of the rendered summary. */
+  maxTokens: number;
+  abortSignal?: AbortSignal;
+}
+
+export interface SummarizeResult {
+  summary: StructuredSummary;
+  /** Durable memories extracted along the way (for the long-term memory store). */
+  cards: MemoryCardDraft[];
+  /** Model calls made (0 for the extractive summarizer). */
+  calls: number;
+  /** Set when the primary summarizer failed and a fallback produced this result. */
+  fallback?: { from: string; reason: string };
+}
+
+/**
+ * Turns messages (and the previous summary) into a new structured summary. Must never return an
+ * error text as a summary: on failure it throws `SummarizerError`, and the caller falls back.
+ */
+export interface Summarizer {
+  readonly name: string;
+  summarize(request: SummarizeRequest): Promise<SummarizeResult>;
+}

@@ -1,0 +1,2 @@
+export * from './contracts/index.js';
+export * from './errors/index.js';
