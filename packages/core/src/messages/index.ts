@@ -1,0 +1,15 @@
+export {
+  checkToolPairing,
+  isCtxmemMessage,
+  isPairSafeCut,
+  lastUserIndex,
+  lastUserMessage,
+  leadingSystemCount,
+  messageText,
+  type Round,
+  splitRounds,
+  type ToolPairingProblem,
+  toolCallsOf,
+  toolOutputText,
+  toolResultsOf,
+} from './message-utils.js';
