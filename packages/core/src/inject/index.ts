@@ -1,0 +1,9 @@
+export {
+  MEMORY_INJECTION_HEADING,
+  type MemorySearcher,
+  type MemorySearchHit,
+  placeMemoryInjection,
+  quoteMemoryContent,
+  type RenderMemoryInjectionOptions,
+  renderMemoryInjection,
+} from './memory-injection.js';

@@ -1,0 +1,1 @@
+export { type FoldTaskOptions, foldTaskMessages } from './fold-task-messages.js';

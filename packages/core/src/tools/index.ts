@@ -1,0 +1,11 @@
+export { defineTool } from './define-tool.js';
+export {
+  createMemoryTools,
+  type MemoryToolsOptions,
+  type RecallConversationResult,
+  type ReloadContextResult,
+  recallConversationTool,
+  reloadContextTool,
+  type SearchMemoryResult,
+  searchMemoryTool,
+} from './memory-tools.js';
