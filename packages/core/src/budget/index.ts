@@ -1,0 +1,8 @@
+export { type CheckTriggerOptions, checkTrigger } from './check-trigger.js';
+export { MODEL_CONTEXT_WINDOWS, resolveContextWindow } from './model-context-windows.js';
+export {
+  type Budget,
+  type ReserveOptions,
+  type ResolveBudgetOptions,
+  resolveBudget,
+} from './resolve-budget.js';

@@ -1,0 +1,101 @@
+import { describe, expect, it } from 'vitest';
+import { InvalidArgumentError } from '../errors/index.js';
+import { resolveBudget } from './resolve-budget.js';
+
+function expectInvalid(run: () => unknown, argument: string) {
+  let caught: unknown;
+  try {
+    run();
+  } catch (error) {
+    caught = error;
+  }
+  expect(InvalidArgumentError.isInstance(caught)).toBe(true);
+  expect((caught as InvalidArgumentError).argument).toBe(argument);
+}
+
+describe('resolveBudget', () => {
+  it('applies the seed defaults: trigger at 80 %, target 60 %, reserve 10 % or 2,000', () => {
+    expect(resolveBudget({ contextWindow: 128_000 })).toEqual({
+      contextWindow: 128_000,
+      reserveTokens: 12_800,
+      budgetTokens: 115_200,
+      triggerTokens: 102_400,
+      targetTokens: 76_800,
+      maxMessages: undefined,
+    });
+  });
+
+  it('uses the minimum reserve when 10 % is smaller', () => {
+    const budget = resolveBudget({ contextWindow: 16_000 });
+    expect(budget.reserveTokens).toBe(2_000);
+    expect(budget.budgetTokens).toBe(14_000);
+    expect(budget.triggerTokens).toBe(12_800);
+  });
+
+  it('scales the reserve down for small windows and keeps trigger ≤ budget', () => {
+    const budget = resolveBudget({ contextWindow: 4_096 });
+    expect(budget.reserveTokens).toBe(1_024);
+    expect(budget.budgetTokens).toBe(3_072);
+    expect(budget.triggerTokens).toBe(3_072);
+    expect(budget.targetTokens).toBe(2_457);
+  });
+
+  it('keeps target ≤ trigger ≤ budget < window for any window', () => {
+    for (const contextWindow of [1, 2, 10, 999, 8_192, 200_000, 2_097_152]) {
+      const budget = resolveBudget({ contextWindow, threshold: 1, retainedRatio: 1 });
+      expect(budget.targetTokens).toBeLessThanOrEqual(budget.triggerTokens);
+      expect(budget.triggerTokens).toBeLessThanOrEqual(Math.max(1, budget.budgetTokens));
+      expect(budget.budgetTokens).toBeLessThanOrEqual(contextWindow);
+      expect(budget.reserveTokens).toBeLessThanOrEqual(contextWindow / 4);
+    }
+  });
+
+  it('honours custom ratios, reserve and message limit', () => {
+    const budget = resolveBudget({
+      contextWindow: 100_000,
+      threshold: 0.75,
+      retainedRatio: 0.5,
+      reserve: { ratio: 0.05, min: 0 },
+      maxMessages: 50,
+    });
+    expect(budget).toMatchObject({
+      reserveTokens: 5_000,
+      budgetTokens: 95_000,
+      triggerTokens: 75_000,
+      targetTokens: 50_000,
+      maxMessages: 50,
+    });
+  });
+
+  it.each([0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY])(
+    'rejects the window %s',
+    (contextWindow) => expectInvalid(() => resolveBudget({ contextWindow }), 'contextWindow'),
+  );
+
+  it.each([0, -0.1, 1.01, Number.NaN])('rejects the threshold %s', (threshold) =>
+    expectInvalid(() => resolveBudget({ contextWindow: 1_000, threshold }), 'threshold'),
+  );
+
+  it.each([0, 2, Number.NaN])('rejects the retained ratio %s', (retainedRatio) =>
+    expectInvalid(() => resolveBudget({ contextWindow: 1_000, retainedRatio }), 'retainedRatio'),
+  );
+
+  it('rejects a retained ratio above the threshold', () => {
+    expectInvalid(
+      () => resolveBudget({ contextWindow: 1_000, threshold: 0.5, retainedRatio: 0.6 }),
+      'retainedRatio',
+    );
+  });
+
+  it('rejects bad reserves and message limits', () => {
+    expectInvalid(
+      () => resolveBudget({ contextWindow: 1_000, reserve: { ratio: 1 } }),
+      'reserve.ratio',
+    );
+    expectInvalid(
+      () => resolveBudget({ contextWindow: 1_000, reserve: { min: -5 } }),
+      'reserve.min',
+    );
+    expectInvalid(() => resolveBudget({ contextWindow: 1_000, maxMessages: 0 }), 'maxMessages');
+  });
+});
