@@ -1,0 +1,100 @@
+import type { CompleteFn, CompleteRequest } from '../contracts/index.js';
+import { InvalidArgumentError } from '../errors/index.js';
+
+export interface OpenAICompatibleCompleteOptions {
+  /** Sent as `Authorization: Bearer <apiKey>`; never logged or put into error messages. */
+  apiKey: string;
+  /** The model id sent with every request, for example `gpt-4o-mini`. */
+  model: string;
+  /** Base URL of an OpenAI-compatible API (OpenAI, Azure-compatible proxies, vLLM, Ollama, ...). @default 'https://api.openai.com/v1' */
+  baseUrl?: string;
+  /** Sampling temperature; summaries should be stable. @default 0 */
+  temperature?: number;
+  /** The fetch implementation. @default globalThis.fetch */
+  fetch?: typeof globalThis.fetch;
+}
+
+/**
+ * A `CompleteFn` over `POST <baseUrl>/chat/completions`, so the CLI (and apps without an SDK) can
+ * summarize with any OpenAI-compatible endpoint. No SDK dependency: one request, one answer.
+ * Failures (network, non-2xx status, missing content) throw; the summarizer turns them into a
+ * `SummarizerError` and its fallback takes over.
+ */
+export function createOpenAICompatibleComplete({
+  apiKey,
+  model,
+  baseUrl = 'https://api.openai.com/v1',
+  temperature = 0,
+  fetch = globalThis.fetch,
+}: OpenAICompatibleCompleteOptions): CompleteFn {
+  if (apiKey.trim() === '') {
+    throw new InvalidArgumentError({ message: 'apiKey must not be empty', argument: 'apiKey' });
+  }
+  if (model.trim() === '') {
+    throw new InvalidArgumentError({ message: 'model must not be empty', argument: 'model' });
+  }
+  let url: URL;
+  try {
+    url = new URL(`${baseUrl.replace(/\/+$/, '')}/chat/completions`);
+  } catch (cause) {
+    throw new InvalidArgumentError({
+      message: `baseUrl is not a valid URL: ${baseUrl}`,
+      argument: 'baseUrl',
+      cause,
+    });
+  }
+  // OpenAI's reasoning models reject `max_tokens`; many compatible servers only know it.
+  const maxTokensField = url.hostname === 'api.openai.com' ? 'max_completion_tokens' : 'max_tokens';
+
+  return async (request: CompleteRequest): Promise<string> => {
+    const body: Record<string, unknown> = {
+      model,
+      temperature,
+      messages: [
+        ...(request.system ? [{ role: 'system', content: request.system }] : []),
+        { role: 'user', content: request.prompt },
+      ],
+    };
+    if (request.maxOutputTokens !== undefined) body[maxTokensField] = request.maxOutputTokens;
+    if (request.responseFormat === 'json') body.response_format = { type: 'json_object' };
+
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },
+      body: JSON.stringify(body),
+      ...(request.abortSignal ? { signal: request.abortSignal } : {}),
+    });
+    const text = await response.text();
+    if (!response.ok) {
+      throw new Error(
+        `${url.origin}${url.pathname} answered HTTP ${response.status}: ${errorDetail(text)}`,
+      );
+    }
+    let data: unknown;
+    try {
+      data = JSON.parse(text);
+    } catch {
+      throw new Error(
+        `${url.origin}${url.pathname} answered with invalid JSON: ${errorDetail(text)}`,
+      );
+    }
+    const content = (data as { choices?: Array<{ message?: { content?: unknown } }> }).choices?.[0]
+      ?.message?.content;
+    if (typeof content !== 'string') {
+      throw new Error(`${url.origin}${url.pathname} answered without choices[0].message.content`);
+    }
+    return content;
+  };
+}
+
+// The API's own error message when there is one, otherwise a short head of the body.
+function errorDetail(body: string): string {
+  try {
+    const message = (JSON.parse(body) as { error?: { message?: unknown } }).error?.message;
+    if (typeof message === 'string') return message.slice(0, 300);
+  } catch {
+    // Not JSON: fall through to the raw head.
+  }
+  const head = body.replace(/\s+/g, ' ').trim().slice(0, 200);
+  return head === '' ? '(empty body)' : head;
+}
