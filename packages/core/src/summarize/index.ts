@@ -1,3 +1,6 @@
+export { fitSummary } from './fit-summary.js';
+export { mergeSummaries } from './merge-summaries.js';
+export { parseRenderedSummary, stripSummaryHeading } from './parse-rendered-summary.js';
 export {
   emptySections,
   renderSummary,
