@@ -1,3 +1,7 @@
+export {
+  createExtractiveSummarizer,
+  type ExtractiveSummarizerOptions,
+} from './extractive-summarizer.js';
 export { fitSummary } from './fit-summary.js';
 export { mergeSummaries } from './merge-summaries.js';
 export { parseRenderedSummary, stripSummaryHeading } from './parse-rendered-summary.js';

@@ -1,0 +1,278 @@
+import { describe, expect, it } from 'vitest';
+import type { Message, StructuredSummary, TokenCounter } from '../contracts/index.js';
+import { InvalidArgumentError, SummarizerError } from '../errors/index.js';
+import { messageText } from '../messages/index.js';
+import { createExtractiveSummarizer, renderSummary, SUMMARY_HEADING } from './index.js';
+
+const counter: TokenCounter = {
+  name: 'chars/4',
+  promptOverhead: 3,
+  countText: (text) => Math.ceil(text.length / 4),
+  countMessage: (message) => 4 + Math.ceil(messageText(message).length / 4),
+  countMessages(messages) {
+    return messages.reduce((sum, message) => sum + this.countMessage(message), this.promptOverhead);
+  },
+};
+
+const summarizer = createExtractiveSummarizer({ counter });
+
+const conversation: Message[] = [
+  {
+    id: 'u1',
+    role: 'user',
+    content:
+      'Build a command-line tool that converts CSV files to JSON. It must run on Node 22. ' +
+      'I prefer tabs over spaces.',
+  },
+  {
+    id: 'a1',
+    role: 'assistant',
+    content:
+      "Sounds good. We decided to use zod for validation. I created src/cli/convert.ts as the entry point.\n\nRun `pnpm install --frozen-lockfile` first.\n\n```ts\nexport const separator = ';';\n```",
+  },
+  {
+    id: 'u2',
+    role: 'user',
+    content:
+      'Next step: add a --pretty flag. The release is planned for 2026-03-14 and the limit is 250 rows per batch.',
+  },
+];
+
+function section(summary: StructuredSummary, key: keyof StructuredSummary['sections']): string {
+  return summary.sections[key].join('\n');
+}
+
+describe('createExtractiveSummarizer', () => {
+  it('keeps planted decisions, constraints, preferences, numbers, paths and commands in the right sections', async () => {
+    const { summary, calls } = await summarizer.summarize({
+      messages: conversation,
+      maxTokens: 1000,
+    });
+    expect(calls).toBe(0);
+    expect(section(summary, 'goal')).toContain('converts CSV files to JSON');
+    expect(section(summary, 'constraints')).toContain('It must run on Node 22');
+    expect(section(summary, 'constraints')).toContain('I prefer tabs over spaces');
+    expect(section(summary, 'decisions')).toContain('We decided to use zod for validation');
+    expect(section(summary, 'keyFacts')).toContain('src/cli/convert.ts');
+    expect(section(summary, 'todos')).toContain('add a --pretty flag');
+    expect(renderSummary(summary)).toContain('2026-03-14');
+    expect(renderSummary(summary)).toContain('250 rows');
+    expect(summary.sections.snippets).toContain('pnpm install --frozen-lockfile');
+    expect(summary.sections.snippets).toContain("export const separator = ';';");
+  });
+
+  it('sorts Chinese and Japanese sentences by their cue words', async () => {
+    const { summary, cards } = await summarizer.summarize({
+      messages: [
+        { id: 'z1', role: 'user', content: '帮我写一个爬虫。' },
+        {
+          id: 'z2',
+          role: 'user',
+          content:
+            '我们决定使用 PostgreSQL 16。不要使用 MongoDB。我喜欢简洁的代码。待办：补充单元测试。记住我的服务器在上海。',
+        },
+        { id: 'j1', role: 'user', content: 'ログは必ず英語で書いてください。Redis を採用します。' },
+      ],
+      maxTokens: 1000,
+    });
+    expect(section(summary, 'goal')).toContain('帮我写一个爬虫');
+    expect(section(summary, 'decisions')).toContain('我们决定使用 PostgreSQL 16');
+    expect(section(summary, 'decisions')).toContain('Redis を採用します');
+    expect(section(summary, 'constraints')).toContain('不要使用 MongoDB');
+    expect(section(summary, 'constraints')).toContain('我喜欢简洁的代码');
+    expect(section(summary, 'constraints')).toContain('ログは必ず英語で書いてください');
+    expect(section(summary, 'todos')).toContain('待办：补充单元测试');
+    expect(section(summary, 'keyFacts')).toContain('记住我的服务器在上海');
+    expect(cards).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ type: 'decision', source: 'z2' }),
+        expect.objectContaining({ type: 'constraint', source: 'z2' }),
+        expect.objectContaining({ type: 'preference', source: 'z2' }),
+        expect.objectContaining({ type: 'todo', source: 'z2' }),
+        expect.objectContaining({ type: 'fact', source: 'z2' }),
+        expect.objectContaining({ type: 'decision', source: 'j1' }),
+      ]),
+    );
+  });
+
+  it('returns memory cards for preferences, decisions, constraints, TODOs and facts with their source', async () => {
+    const { cards } = await summarizer.summarize({
+      messages: [
+        ...conversation,
+        { id: 'u3', role: 'user', content: 'Remember that my name is Dana.' },
+      ],
+      maxTokens: 1000,
+    });
+    const byType = (type: string) => cards.filter((card) => card.type === type);
+    expect(byType('preference')).toEqual([
+      expect.objectContaining({ content: expect.stringContaining('I prefer tabs'), source: 'u1' }),
+    ]);
+    expect(byType('constraint')[0]).toMatchObject({ source: 'u1' });
+    expect(byType('decision')[0]).toMatchObject({ source: 'a1' });
+    expect(byType('todo')[0]).toMatchObject({ source: 'u2' });
+    expect(byType('fact')[0]).toMatchObject({
+      content: expect.stringContaining('Dana'),
+      source: 'u3',
+    });
+  });
+
+  it('reports tool calls by name, arguments and a short head of the result, never the whole payload', async () => {
+    const payload = `${'row,'.repeat(3000)}END-OF-PAYLOAD`;
+    const { summary } = await summarizer.summarize({
+      messages: [
+        { role: 'user', content: 'Read the input file.' },
+        {
+          role: 'assistant',
+          content: [
+            {
+              type: 'tool-call',
+              toolCallId: 'c1',
+              toolName: 'read_file',
+              input: { path: 'data/in.csv' },
+            },
+          ],
+        },
+        {
+          role: 'tool',
+          content: [
+            {
+              type: 'tool-result',
+              toolCallId: 'c1',
+              toolName: 'read_file',
+              output: { type: 'text', value: payload },
+            },
+          ],
+        },
+      ],
+      maxTokens: 1000,
+    });
+    const rendered = renderSummary(summary);
+    expect(rendered).toContain('read_file({"path":"data/in.csv"}) → row,row,');
+    expect(rendered).not.toContain('END-OF-PAYLOAD');
+    expect(rendered.length).toBeLessThan(600);
+  });
+
+  it('rolls: a second call merges the previous summary without duplicates or a nested heading', async () => {
+    const first = await summarizer.summarize({ messages: conversation, maxTokens: 1000 });
+    const second = await summarizer.summarize({
+      messages: [
+        // Repeated content must not produce a second bullet.
+        conversation[0]!,
+        {
+          id: 'u4',
+          role: 'user',
+          content: 'We decided to use pnpm workspaces. Never commit the .env file.',
+        },
+      ],
+      previousSummary: first.summary,
+      maxTokens: 1000,
+    });
+    const rendered = renderSummary(second.summary);
+    expect(rendered.split(SUMMARY_HEADING)).toHaveLength(2);
+    expect(section(second.summary, 'decisions')).toContain('zod for validation');
+    expect(section(second.summary, 'decisions')).toContain('pnpm workspaces');
+    expect(section(second.summary, 'constraints')).toContain('Never commit the .env file');
+    const lines = rendered.split('\n').filter((line) => line.startsWith('- '));
+    expect(new Set(lines).size).toBe(lines.length);
+    expect(rendered.match(/I prefer tabs over spaces/g)).toHaveLength(1);
+    expect(second.summary.sections.goal).toEqual(first.summary.sections.goal);
+  });
+
+  it('reads a rendered summary message back instead of nesting it', async () => {
+    const first = await summarizer.summarize({ messages: conversation, maxTokens: 1000 });
+    const { summary } = await summarizer.summarize({
+      messages: [
+        { role: 'assistant', content: renderSummary(first.summary), ctxmem: { kind: 'summary' } },
+        { role: 'user', content: 'Always write the changelog in English.' },
+      ],
+      maxTokens: 1000,
+    });
+    const rendered = renderSummary(summary);
+    expect(rendered.split(SUMMARY_HEADING)).toHaveLength(2);
+    expect(section(summary, 'decisions')).toContain('zod for validation');
+    expect(section(summary, 'constraints')).toContain('Always write the changelog in English');
+  });
+
+  it('leaves injected memories out of the summary', async () => {
+    const { summary } = await summarizer.summarize({
+      messages: [
+        { role: 'user', content: 'Build a parser.' },
+        {
+          role: 'assistant',
+          content: '## Relevant Memories\n- [decision] "We decided to use Rust" (2026-01-01)',
+          ctxmem: { kind: 'memory-injection' },
+        },
+      ],
+      maxTokens: 1000,
+    });
+    expect(renderSummary(summary)).not.toContain('Rust');
+  });
+
+  it('stays within maxTokens, keeping the newest bullets when over budget', async () => {
+    const messages: Message[] = Array.from({ length: 60 }, (_, index) => ({
+      id: `m${index}`,
+      role: 'user',
+      content: `We decided to use option ${index} for component ${index}. It must handle ${index * 10} requests per second.`,
+    }));
+    for (const maxTokens of [60, 150, 400]) {
+      const { summary } = await summarizer.summarize({ messages, maxTokens });
+      expect(counter.countText(renderSummary(summary))).toBeLessThanOrEqual(maxTokens);
+      if (maxTokens === 400) {
+        expect(section(summary, 'decisions')).toContain('option 59');
+        expect(section(summary, 'decisions')).not.toContain('option 5 ');
+      }
+    }
+  });
+
+  it('is deterministic', async () => {
+    const first = await summarizer.summarize({ messages: conversation, maxTokens: 300 });
+    const second = await summarizer.summarize({ messages: conversation, maxTokens: 300 });
+    expect(second).toEqual(first);
+  });
+
+  it('does not modify its input', async () => {
+    const messages = structuredClone(conversation);
+    const previousSummary: StructuredSummary = {
+      sections: {
+        goal: ['Old goal'],
+        background: [],
+        keyFacts: ['Old fact 1'],
+        constraints: [],
+        decisions: [],
+        todos: [],
+        snippets: [],
+      },
+    };
+    const previousCopy = structuredClone(previousSummary);
+    await summarizer.summarize({ messages, previousSummary, maxTokens: 100 });
+    expect(messages).toEqual(conversation);
+    expect(previousSummary).toEqual(previousCopy);
+  });
+
+  it('throws SummarizerError when not even the heading fits, and when aborted', async () => {
+    await expect(summarizer.summarize({ messages: conversation, maxTokens: 2 })).rejects.toSatisfy(
+      SummarizerError.isInstance,
+    );
+    const controller = new AbortController();
+    controller.abort();
+    await expect(
+      summarizer.summarize({
+        messages: conversation,
+        maxTokens: 100,
+        abortSignal: controller.signal,
+      }),
+    ).rejects.toSatisfy(SummarizerError.isInstance);
+  });
+
+  it('rejects bad options and requests with InvalidArgumentError', async () => {
+    expect(() =>
+      createExtractiveSummarizer({ counter: undefined as unknown as TokenCounter }),
+    ).toThrowError(expect.objectContaining({ argument: 'counter' }));
+    expect(() => createExtractiveSummarizer({ counter, maxSentenceChars: 0 })).toThrowError(
+      expect.objectContaining({ argument: 'maxSentenceChars' }),
+    );
+    await expect(summarizer.summarize({ messages: conversation, maxTokens: -1 })).rejects.toSatisfy(
+      InvalidArgumentError.isInstance,
+    );
+  });
+});
