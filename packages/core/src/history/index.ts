@@ -1,0 +1,3 @@
+export { createFileHistoryStore, type FileHistoryStoreOptions } from './file-history-store.js';
+export { startsTurn } from './history-records.js';
+export { createInMemoryHistoryStore, type HistoryStoreOptions } from './in-memory-history-store.js';

@@ -1,0 +1,94 @@
+import { randomUUID } from 'node:crypto';
+import type { MemoryCard, MemoryListOptions } from '../contracts/index.js';
+import { MEMORY_CARD_TYPES } from '../contracts/index.js';
+import { InvalidArgumentError } from '../errors/index.js';
+import {
+  assertSafeId,
+  type Clock,
+  isSafeId,
+  normalizeScope,
+  type ScopeField,
+  scopeKey,
+} from '../storage/index.js';
+
+export interface MemoryStoreOptions {
+  /**
+   * Scope fields every call must carry (multi-user mode): a scope without one of them is rejected
+   * with `ScopeRequiredError`, never treated as "every user".
+   * @default []
+   */
+  requiredScope?: Array<ScopeField>;
+  /**
+   * Source of `createdAt` / `updatedAt`.
+   * @default the system clock
+   */
+  clock?: Clock;
+  /**
+   * Creates the id of a new card.
+   * @default a random UUID
+   */
+  generateId?: () => string;
+}
+
+export const generateCardId = (): string => randomUUID();
+
+/** A checked card id generator: ids end up in keys and must be safe. */
+export function safeIdGenerator(generateId: () => string): () => string {
+  return () => {
+    const id = generateId();
+    assertSafeId(id, 'generated card id');
+    return id;
+  };
+}
+
+/** Validates the ids passed to `remove`. */
+export function assertCardIds(ids: readonly string[]): void {
+  if (!Array.isArray(ids)) {
+    throw new InvalidArgumentError({
+      message: `remove expects an array of card ids; got ${typeof ids}.`,
+      argument: 'ids',
+    });
+  }
+  for (const id of ids) assertSafeId(id, 'card id');
+}
+
+/** Current cards only, unless superseded ones are asked for. */
+export function visibleCards(
+  cards: readonly MemoryCard[],
+  options?: MemoryListOptions,
+): MemoryCard[] {
+  return options?.includeSuperseded
+    ? [...cards]
+    : cards.filter((card) => card.supersededBy === undefined);
+}
+
+function isStringArray(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((item) => typeof item === 'string');
+}
+
+/**
+ * Checks a card read back from storage; `undefined` when it is damaged or belongs to another
+ * scope than `key` (a card is only ever returned in the scope it was added in).
+ */
+export function validateStoredCard(value: unknown, key: string): MemoryCard | undefined {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const card = value as Partial<MemoryCard>;
+  if (!isSafeId(card.id) || typeof card.content !== 'string') return undefined;
+  if (card.type === undefined || !MEMORY_CARD_TYPES.includes(card.type)) return undefined;
+  if (!isStringArray(card.tags)) return undefined;
+  if (typeof card.createdAt !== 'string' || typeof card.updatedAt !== 'string') return undefined;
+  if (card.source !== undefined && typeof card.source !== 'string') return undefined;
+  if (card.supersededBy !== undefined && typeof card.supersededBy !== 'string') return undefined;
+  if (card.scope === null || typeof card.scope !== 'object') return undefined;
+  try {
+    if (scopeKey(card.scope) !== key) return undefined;
+  } catch {
+    return undefined;
+  }
+  return { ...(card as MemoryCard), scope: normalizeScope(card.scope) };
+}
+
+/** A deep copy of a card, so callers never hold the store's own objects. */
+export function copyCard(card: MemoryCard): MemoryCard {
+  return { ...card, tags: [...card.tags], scope: { ...card.scope } };
+}

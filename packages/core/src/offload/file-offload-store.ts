@@ -1,0 +1,159 @@
+import { readFile, rm, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type { Message, OffloadRecord, OffloadStore, Scope } from '../contracts/index.js';
+import {
+  assertRequiredScope,
+  type CorruptionOptions,
+  decodeMessage,
+  encodeMessage,
+  hasErrorCode,
+  isoNow,
+  quarantineFile,
+  reportCorruption,
+  type StorableJson,
+  scopeFolder,
+  systemClock,
+  validateRequiredScope,
+  withStorageErrors,
+  writeFileAtomic,
+} from '../storage/index.js';
+import { notFound, type OffloadStoreOptions } from './in-memory-offload-store.js';
+import { assertOffloadId, offloadId } from './offload-id.js';
+
+export interface FileOffloadStoreOptions extends OffloadStoreOptions, CorruptionOptions {
+  /**
+   * Folder of the store. Each offloaded message is one file,
+   * `<root>/scopes/<user>/<agent>/<session>/offload/<id>.json`. Other file stores may share the
+   * root.
+   * @default `<cwd>/.ctxmem`
+   */
+  root?: string;
+}
+
+interface EncodedOffloadRecord {
+  id: string;
+  createdAt: string;
+  message: StorableJson;
+}
+
+/**
+ * An offload store in files: one atomically written file per message. Writes need no lock: a
+ * file's content is determined by its name (the content hash), so concurrent writers of the same
+ * id write the same message. On `get` the content is checked against its id.
+ */
+export function createFileOffloadStore({
+  root = join(process.cwd(), '.ctxmem'),
+  requiredScope = [],
+  clock = systemClock,
+  corruption = 'recover',
+  onCorruption,
+}: FileOffloadStoreOptions = {}): OffloadStore {
+  const required = validateRequiredScope(requiredScope);
+  const base = resolve(root);
+
+  const pathOf = (scope: Scope, id: string): string => {
+    assertRequiredScope(scope, required);
+    return join(scopeFolder(base, scope), 'offload', `${id}.json`);
+  };
+
+  /** The stored message, `missing`, or `damaged` (unreadable, or not matching its id). */
+  async function readRecord(
+    path: string,
+    id: string,
+  ): Promise<OffloadRecord | 'missing' | 'damaged'> {
+    const text = await withStorageErrors(path, 'read', async () => {
+      try {
+        return await readFile(path, 'utf8');
+      } catch (error) {
+        if (hasErrorCode(error, 'ENOENT')) return undefined;
+        throw error;
+      }
+    });
+    if (text === undefined) return 'missing';
+    let value: Partial<EncodedOffloadRecord>;
+    try {
+      value = JSON.parse(text) as Partial<EncodedOffloadRecord>;
+    } catch {
+      return 'damaged';
+    }
+    if (value === null || typeof value !== 'object' || typeof value.createdAt !== 'string') {
+      return 'damaged';
+    }
+    const message = value.message === undefined ? undefined : decodeMessage(value.message);
+    if (!message || value.id !== id || offloadId(message) !== id) return 'damaged';
+    return { id, createdAt: value.createdAt, message };
+  }
+
+  async function setAside(path: string, id: string): Promise<void> {
+    const quarantinedPath = await quarantineFile(path);
+    await withStorageErrors(path, 'remove', () => rm(path, { force: true }));
+    reportCorruption(
+      {
+        path,
+        quarantinedPath,
+        recoveredRecords: 0,
+        droppedRecords: 1,
+        reason: `the offloaded content ${id} is unreadable or does not match its id`,
+      },
+      { corruption, onCorruption },
+    );
+  }
+
+  return {
+    async put(scope, message) {
+      const encoded = encodeMessage(message, 'message');
+      const id = offloadId(message);
+      const path = pathOf(scope, id);
+      const exists = await withStorageErrors(path, 'check', () =>
+        stat(path).then(
+          () => true,
+          (error: unknown) => {
+            if (hasErrorCode(error, 'ENOENT')) return false;
+            throw error;
+          },
+        ),
+      );
+      if (exists) {
+        const current = await readRecord(path, id);
+        if (typeof current === 'object') return id;
+      }
+      const record: EncodedOffloadRecord = { id, createdAt: isoNow(clock), message: encoded };
+      if (exists) {
+        // A damaged copy of this very message: keep it aside, then write the good one.
+        const quarantinedPath = await quarantineFile(path);
+        await writeFileAtomic(path, `${JSON.stringify(record)}\n`);
+        reportCorruption(
+          {
+            path,
+            quarantinedPath,
+            recoveredRecords: 1,
+            droppedRecords: 0,
+            reason: `the offloaded content ${id} was damaged and has been written again`,
+          },
+          { corruption, onCorruption },
+        );
+        return id;
+      }
+      await writeFileAtomic(path, `${JSON.stringify(record)}\n`);
+      return id;
+    },
+
+    async get(scope, id): Promise<OffloadRecord> {
+      assertOffloadId(id);
+      const path = pathOf(scope, id);
+      const record = await readRecord(path, id);
+      if (record === 'missing') throw notFound(id);
+      if (record === 'damaged') {
+        await setAside(path, id);
+        throw notFound(id);
+      }
+      return record satisfies { message: Message };
+    },
+
+    async delete(scope, id) {
+      assertOffloadId(id);
+      const path = pathOf(scope, id);
+      await withStorageErrors(path, 'remove', () => rm(path, { force: true }));
+    },
+  };
+}

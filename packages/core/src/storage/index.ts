@@ -1,0 +1,37 @@
+export { fsyncDirectory, writeFileAtomic } from './atomic-write.js';
+export { type Clock, isoNow, systemClock } from './clock.js';
+export {
+  type CorruptionEvent,
+  type CorruptionMode,
+  type CorruptionOptions,
+  quarantineFile,
+  reportCorruption,
+} from './corruption.js';
+export { type FileLockOptions, withFileLock } from './file-lock.js';
+export {
+  canonicalJson,
+  cloneStorable,
+  decodeStorable,
+  encodeStorable,
+  type StorableJson,
+} from './json-codec.js';
+export {
+  appendJsonLines,
+  type JsonLinesReadResult,
+  type LastJsonLine,
+  readJsonLines,
+  readLastJsonLine,
+  serializeJsonLines,
+} from './json-lines.js';
+export { assertStorableMessage, decodeMessage, encodeMessage } from './message-codec.js';
+export { assertSafeId, isSafeId, MAX_ID_LENGTH } from './safe-id.js';
+export {
+  assertRequiredScope,
+  normalizeScope,
+  SCOPE_FIELDS,
+  type ScopeField,
+  scopeFolder,
+  scopeKey,
+  validateRequiredScope,
+} from './scope.js';
+export { hasErrorCode, toStorageError, withStorageErrors } from './storage-error.js';

@@ -1,0 +1,237 @@
+import { describe, expect, it } from 'vitest';
+import type { MemoryCard, MemoryCardDraft, MemoryStore, Scope } from '../contracts/index.js';
+import {
+  InvalidArgumentError,
+  InvalidIdError,
+  NotFoundError,
+  ScopeRequiredError,
+} from '../errors/index.js';
+import type { ScopeField } from '../storage/index.js';
+import { createFakeClock, type FakeClock } from './clock.js';
+
+export interface MemoryStoreFactoryOptions {
+  clock: FakeClock;
+  /** Present when a test needs a multi-user store. */
+  requiredScope?: ScopeField[];
+}
+
+/** Creates a fresh, empty store for one test. */
+export type MemoryStoreFactory = (
+  options: MemoryStoreFactoryOptions,
+) => MemoryStore | Promise<MemoryStore>;
+
+const alice: Scope = { userId: 'alice' };
+const bob: Scope = { userId: 'bob' };
+
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('Expected the promise to reject.');
+}
+
+const contents = (cards: readonly MemoryCard[]) => cards.map((card) => card.content);
+
+/**
+ * The conformance suite every `MemoryStore` runs: add / de-duplicate / supersede / list / get /
+ * remove, scope isolation and multi-user mode, validation, concurrent writers in one process.
+ */
+export function testMemoryStore(name: string, createStore: MemoryStoreFactory): void {
+  describe(`MemoryStore conformance: ${name}`, () => {
+    const setup = async (requiredScope?: ScopeField[]) => {
+      const clock = createFakeClock();
+      const store = await createStore({ clock, ...(requiredScope ? { requiredScope } : {}) });
+      return { clock, store };
+    };
+
+    it('adds cards with ids, defaults, timestamps and the scope', async () => {
+      const { store, clock } = await setup();
+      const [card, second] = await store.add(alice, [
+        { content: 'The project uses pnpm workspaces.' },
+        { content: 'Ship the beta by March.', type: 'goal', tags: ['release'], source: 'turn 3' },
+      ]);
+      expect(card).toMatchObject({
+        content: 'The project uses pnpm workspaces.',
+        type: 'fact',
+        tags: [],
+        createdAt: clock.iso(),
+        updatedAt: clock.iso(),
+        scope: alice,
+      });
+      expect(card!.supersededBy).toBeUndefined();
+      expect(second).toMatchObject({ type: 'goal', tags: ['release'], source: 'turn 3' });
+      expect(card!.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+      expect(card!.id).not.toBe(second!.id);
+      expect(await store.list(alice)).toEqual([card, second]);
+      expect(await store.get(alice, card!.id)).toEqual(card);
+    });
+
+    it('returns the existing card for exact duplicates, whatever the case, spacing, punctuation or width', async () => {
+      const { store, clock } = await setup();
+      const [original] = await store.add(alice, [
+        { content: 'Use pnpm, not npm.', tags: ['tooling'] },
+      ]);
+      clock.advance(60_000);
+      const again = await store.add(alice, [
+        { content: '  use   PNPM, not npm ' },
+        { content: 'Ｕｓｅ　ｐｎｐｍ，ｎｏｔ ｎｐｍ！' },
+      ]);
+      expect(again).toEqual([original, original]);
+      expect(await store.list(alice)).toEqual([original]);
+    });
+
+    it('de-duplicates within one batch', async () => {
+      const { store } = await setup();
+      const cards = await store.add(alice, [
+        { content: 'Tests run with vitest.' },
+        { content: 'tests run with Vitest' },
+      ]);
+      expect(cards[0]!.id).toBe(cards[1]!.id);
+      expect(await store.list(alice)).toHaveLength(1);
+    });
+
+    it('merges a near duplicate: same card, tags merged, updatedAt moved', async () => {
+      const { store, clock } = await setup();
+      const [original] = await store.add(alice, [
+        {
+          content: 'The staging database runs PostgreSQL 16 on the shared cluster in Frankfurt',
+          tags: ['infra'],
+        },
+      ]);
+      clock.advance(5_000);
+      const [merged] = await store.add(alice, [
+        {
+          content:
+            'The staging database runs PostgreSQL 16 on the shared cluster in Frankfurt today',
+          tags: ['database', 'infra'],
+        },
+      ]);
+      expect(merged!.id).toBe(original!.id);
+      expect(merged!.content).toBe(original!.content);
+      expect(merged!.tags).toEqual(['infra', 'database']);
+      expect(merged!.createdAt).toBe(original!.createdAt);
+      expect(merged!.updatedAt).toBe(clock.iso());
+      expect(await store.list(alice)).toEqual([merged]);
+    });
+
+    it('supersedes an older card that a newer one contradicts', async () => {
+      const { store, clock } = await setup();
+      const [python] = await store.add(alice, [
+        { content: 'I prefer Python for scripts', type: 'preference' },
+      ]);
+      clock.advance(1_000);
+      const [rust] = await store.add(alice, [
+        { content: 'I prefer Rust for scripts', type: 'preference' },
+      ]);
+      expect(rust!.id).not.toBe(python!.id);
+      expect(await store.list(alice)).toEqual([rust]);
+      const all = await store.list(alice, { includeSuperseded: true });
+      expect(contents(all)).toEqual(['I prefer Python for scripts', 'I prefer Rust for scripts']);
+      expect(all[0]).toMatchObject({ supersededBy: rust!.id, updatedAt: clock.iso() });
+      expect((await store.get(alice, python!.id)).supersededBy).toBe(rust!.id);
+    });
+
+    it('keeps unrelated cards and cards of other types current', async () => {
+      const { store } = await setup();
+      await store.add(alice, [
+        { content: 'I prefer Python for scripts', type: 'preference' },
+        { content: 'I prefer tea in the morning', type: 'preference' },
+        { content: 'Write scripts in Rust', type: 'todo' },
+      ]);
+      expect(await store.list(alice)).toHaveLength(3);
+    });
+
+    it('removes cards; unknown ids are ignored', async () => {
+      const { store } = await setup();
+      const [keep, drop] = await store.add(alice, [{ content: 'keep me' }, { content: 'drop me' }]);
+      await store.remove(alice, [drop!.id, '00000000-0000-4000-8000-000000000000']);
+      expect(await store.list(alice)).toEqual([keep]);
+      expect(NotFoundError.isInstance(await rejection(store.get(alice, drop!.id)))).toBe(true);
+      await store.remove(alice, []);
+      // A removed card's content can be added again as a new card.
+      const [back] = await store.add(alice, [{ content: 'drop me' }]);
+      expect(back!.id).not.toBe(drop!.id);
+    });
+
+    it('isolates scopes: cards of one scope are never visible in another', async () => {
+      const { store } = await setup();
+      const [secret] = await store.add(alice, [{ content: 'Alice keeps her keys in a drawer.' }]);
+      expect(await store.list(bob)).toEqual([]);
+      expect(await store.list({})).toEqual([]);
+      expect(await store.list({ userId: 'alice', sessionId: 's1' })).toEqual([]);
+      expect(NotFoundError.isInstance(await rejection(store.get(bob, secret!.id)))).toBe(true);
+      await store.remove(bob, [secret!.id]);
+      expect(await store.get(alice, secret!.id)).toEqual(secret);
+      // The same content in another scope is a separate card, not a duplicate.
+      const [bobs] = await store.add(bob, [{ content: 'Alice keeps her keys in a drawer.' }]);
+      expect(bobs!.id).not.toBe(secret!.id);
+      expect(bobs!.scope).toEqual(bob);
+    });
+
+    it('requires the configured scope fields in multi-user mode', async () => {
+      const { store } = await setup(['userId']);
+      const [card] = await store.add(alice, [{ content: 'scoped' }]);
+      const calls: Array<() => Promise<unknown>> = [
+        () => store.add({}, [{ content: 'x' }]),
+        () => store.list({}),
+        () => store.list({ sessionId: 's1' }, { includeSuperseded: true }),
+        () => store.get({ agentId: 'a' }, card!.id),
+        () => store.remove({}, [card!.id]),
+      ];
+      for (const call of calls) {
+        const error = await rejection(call());
+        expect(ScopeRequiredError.isInstance(error)).toBe(true);
+        expect(error).toMatchObject({ field: 'userId' });
+      }
+      expect(await store.list(alice)).toEqual([card]);
+    });
+
+    it('rejects unsafe ids and malformed drafts with typed errors', async () => {
+      const { store } = await setup();
+      expect(InvalidIdError.isInstance(await rejection(store.list({ userId: '../x' })))).toBe(true);
+      expect(InvalidIdError.isInstance(await rejection(store.get(alice, '../x')))).toBe(true);
+      expect(InvalidIdError.isInstance(await rejection(store.remove(alice, ['a/b'])))).toBe(true);
+      const drafts = [
+        [{ content: '' }],
+        [{ content: '   ' }],
+        [{ content: 'ok', type: 'opinion' }],
+        [{ content: 'ok', tags: 'x' }],
+        [{ content: 42 }],
+        [null],
+      ] as unknown as MemoryCardDraft[][];
+      for (const draft of drafts) {
+        const error = await rejection(store.add(alice, draft));
+        expect(InvalidArgumentError.isInstance(error), JSON.stringify(draft)).toBe(true);
+      }
+      expect(await store.list(alice)).toEqual([]);
+    });
+
+    it('returns copies: changing a returned card does not change the store', async () => {
+      const { store } = await setup();
+      const [card] = await store.add(alice, [{ content: 'immutable', tags: ['a'] }]);
+      card!.tags.push('mutated');
+      (card as { content: string }).content = 'mutated';
+      const [listed] = await store.list(alice);
+      expect(listed).toMatchObject({ content: 'immutable', tags: ['a'] });
+    });
+
+    it('loses nothing and duplicates nothing with many concurrent writers in one process', async () => {
+      const { store } = await setup();
+      const distinct = Array.from({ length: 30 }, (_, index) => ({
+        content: `Concurrent note number ${index} about topic ${index * 7919}`,
+        type: 'todo' as const,
+      }));
+      const results = await Promise.all(distinct.map((draft) => store.add(alice, [draft])));
+      expect(new Set(results.map(([card]) => card!.id)).size).toBe(distinct.length);
+      const same = await Promise.all(
+        Array.from({ length: 10 }, () => store.add(alice, [{ content: 'One shared fact.' }])),
+      );
+      expect(new Set(same.map(([card]) => card!.id)).size).toBe(1);
+      const listed = await store.list(alice);
+      expect(listed).toHaveLength(distinct.length + 1);
+      expect(new Set(contents(listed)).size).toBe(listed.length);
+    });
+  });
+}
