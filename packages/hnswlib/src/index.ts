@@ -1,0 +1,9 @@
+export { type FileLockOptions, withFileLock } from './file-lock.js';
+export {
+  createHnswMemoryIndex,
+  type HnswLoadProblem,
+  HnswMemoryIndex,
+  type HnswMemoryIndexOptions,
+  type HnswMemoryIndexStats,
+} from './hnsw-memory-index.js';
+export { INDEX_FORMAT, INDEX_FORMAT_VERSION, type LoadProblemReason } from './index-file.js';
