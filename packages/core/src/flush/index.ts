@@ -1,0 +1,16 @@
+export {
+  importMemoryFiles,
+  memoryFilesFolder,
+  parseMemoryMarkdown,
+  writeFlushNotes,
+} from './flush-files.js';
+export {
+  buildFlushPrompt,
+  FLUSH_SYSTEM_PROMPT,
+  type FlushNotes,
+  type FlushThresholdOptions,
+  flushThresholdTokens,
+  NO_REPLY,
+  parseFlushReply,
+  requestFlushNotes,
+} from './memory-flush.js';
