@@ -1,4 +1,19 @@
 export {
+  type AiSdkModelMessage,
+  fromModelMessages,
+  toModelMessages,
+} from './ai-sdk-messages.js';
+export {
+  type ConversationEnvelope,
+  type ConversationFormat,
+  detectFormat,
+  type ParsedConversation,
+  parseConversation,
+  serializeConversation,
+} from './conversation-format.js';
+export { MAX_MESSAGE_JSON_DEPTH } from './json-values.js';
+export { type WithMessageIdsOptions, withMessageIds } from './message-ids.js';
+export {
   checkToolPairing,
   isCtxmemMessage,
   isPairSafeCut,
@@ -13,3 +28,31 @@ export {
   toolOutputText,
   toolResultsOf,
 } from './message-utils.js';
+export {
+  fromOpenAIChat,
+  OPENAI_CHAT_OPTIONS_KEY,
+  type OpenAIChatMarker,
+  toOpenAIChat,
+} from './openai-chat.js';
+export type {
+  OpenAIChatAssistantMessage,
+  OpenAIChatAudioPart,
+  OpenAIChatFilePart,
+  OpenAIChatImagePart,
+  OpenAIChatMessage,
+  OpenAIChatRefusalPart,
+  OpenAIChatSystemMessage,
+  OpenAIChatTextPart,
+  OpenAIChatToolCall,
+  OpenAIChatToolMessage,
+  OpenAIChatUserMessage,
+  OpenAIChatUserPart,
+} from './openai-chat-types.js';
+export {
+  type MessageRepair,
+  MISSING_TOOL_RESULT_TEXT,
+  type RepairMessagesResult,
+  repairMessages,
+  type ValidateMessagesOptions,
+  validateMessages,
+} from './validate-messages.js';

@@ -1,0 +1,213 @@
+/**
+ * Reads a conversation from JSON in whichever format it is in, and writes it back in the same
+ * format and envelope (a request body keeps its `model`, `tools` and every other field).
+ */
+import type { Message } from '../contracts/index.js';
+import { UnsupportedFormatError } from '../errors/index.js';
+import { fromModelMessages, toModelMessages } from './ai-sdk-messages.js';
+import { describeValue, isPlainObject } from './json-values.js';
+import { fromOpenAIChat, toOpenAIChat } from './openai-chat.js';
+
+/** The conversation formats ctxmem reads and writes. */
+export type ConversationFormat = 'openai-chat' | 'ai-sdk';
+
+/**
+ * The object a `messages` array came in (a request body, a saved chat), with `messages` set to
+ * `[]` so that writing it back keeps the original key order.
+ */
+export type ConversationEnvelope = Record<string, unknown>;
+
+export interface ParsedConversation {
+  format: ConversationFormat;
+  messages: Message[];
+  /** `undefined` when the input was a bare array. */
+  envelope: ConversationEnvelope | undefined;
+}
+
+interface Signal {
+  format: ConversationFormat | 'foreign';
+  /** What was seen and where, for error messages. */
+  evidence: string;
+}
+
+/**
+ * Tells which format a conversation is in: `'openai-chat'` (Chat Completions messages) or
+ * `'ai-sdk'` (`ModelMessage`). Accepts a bare array, an object with a `messages` array, or JSON
+ * text of either. Conversations of plain string messages look the same in both formats (and
+ * convert to the same core messages); they are reported as `'openai-chat'`.
+ *
+ * Throws `UnsupportedFormatError` naming what was seen for anything else: other shapes, other
+ * providers' formats (Anthropic, Gemini, LangChain), or messages that mix both formats.
+ */
+export function detectFormat(json: unknown): ConversationFormat {
+  return detect(messagesOf(parseText(json)));
+}
+
+/**
+ * Detects the format and converts the messages to ctxmem messages, keeping the envelope.
+ * Throws `UnsupportedFormatError` for unknown formats and `InvalidMessageError` for malformed
+ * messages in a known format.
+ */
+export function parseConversation(json: unknown): ParsedConversation {
+  const value = parseText(json);
+  const messages = messagesOf(value);
+  const format = detect(messages);
+  return {
+    format,
+    messages: format === 'openai-chat' ? fromOpenAIChat(messages) : fromModelMessages(messages),
+    envelope: Array.isArray(value)
+      ? undefined
+      : { ...(value as Record<string, unknown>), messages: [] },
+  };
+}
+
+/**
+ * Converts ctxmem messages to `format` and puts them back into `envelope` (or returns the bare
+ * array when there is none). The result is a JSON value; `JSON.stringify` it to save it.
+ */
+export function serializeConversation(
+  messages: readonly Message[],
+  format: ConversationFormat,
+  envelope?: ConversationEnvelope,
+): unknown {
+  const converted = format === 'openai-chat' ? toOpenAIChat(messages) : toModelMessages(messages);
+  return envelope === undefined ? converted : { ...envelope, messages: converted };
+}
+
+function parseText(json: unknown): unknown {
+  if (typeof json !== 'string') return json;
+  try {
+    return JSON.parse(json);
+  } catch (error) {
+    throw new UnsupportedFormatError({
+      message: `Conversation text is not valid JSON: ${(error as Error).message}`,
+      cause: error,
+    });
+  }
+}
+
+function messagesOf(value: unknown): unknown[] {
+  if (Array.isArray(value)) return value;
+  if (isPlainObject(value) && Array.isArray(value.messages)) return value.messages;
+  const seen = isPlainObject(value)
+    ? Object.keys(value).length === 0
+      ? 'an empty object'
+      : `an object with keys ${Object.keys(value)
+          .slice(0, 8)
+          .map((key) => JSON.stringify(key))
+          .join(', ')}${Object.keys(value).length > 8 ? ', …' : ''}${
+          'messages' in value ? ` (messages is ${describeValue(value.messages)})` : ''
+        }`
+    : describeValue(value);
+  throw new UnsupportedFormatError({
+    message: `Expected an array of messages or an object with a "messages" array, got ${seen}.`,
+  });
+}
+
+function detect(messages: readonly unknown[]): ConversationFormat {
+  let openai: Signal | undefined;
+  let aiSdk: Signal | undefined;
+  messages.forEach((message, index) => {
+    for (const signal of signalsOf(message, `messages[${index}]`)) {
+      if (signal.format === 'foreign') {
+        throw new UnsupportedFormatError({
+          message: `Unsupported conversation format: ${signal.evidence}.`,
+        });
+      }
+      if (signal.format === 'openai-chat') openai ??= signal;
+      else aiSdk ??= signal;
+    }
+  });
+  if (openai && aiSdk) {
+    throw new UnsupportedFormatError({
+      message: `The messages mix OpenAI Chat (${openai.evidence}) and AI SDK (${aiSdk.evidence}) shapes.`,
+    });
+  }
+  return aiSdk ? 'ai-sdk' : 'openai-chat';
+}
+
+const openaiPartTypes = new Set(['image_url', 'input_audio', 'refusal']);
+const aiSdkPartTypes = new Set([
+  'image',
+  'reasoning',
+  'redacted-reasoning',
+  'tool-call',
+  'tool-result',
+  'tool-approval-request',
+  'tool-approval-response',
+]);
+const anthropicPartTypes = new Set([
+  'tool_use',
+  'tool_result',
+  'thinking',
+  'redacted_thinking',
+  'document',
+  'server_tool_use',
+]);
+const langchainTypes = new Set(['human', 'ai', 'system', 'tool', 'function', 'chat', 'generic']);
+
+function signalsOf(message: unknown, path: string): Signal[] {
+  if (!isPlainObject(message)) {
+    return [
+      { format: 'foreign', evidence: `${path} is ${describeValue(message)}, not a message object` },
+    ];
+  }
+  const signals: Signal[] = [];
+  const openai = (evidence: string) =>
+    signals.push({ format: 'openai-chat', evidence: `${path}: ${evidence}` });
+  const aiSdk = (evidence: string) =>
+    signals.push({ format: 'ai-sdk', evidence: `${path}: ${evidence}` });
+  const foreign = (evidence: string) =>
+    signals.push({ format: 'foreign', evidence: `${path}: ${evidence}` });
+
+  const role = message.role;
+  if (role === undefined) {
+    if (typeof message.type === 'string' && langchainTypes.has(message.type)) {
+      foreign(`type ${JSON.stringify(message.type)} without a role looks like a LangChain message`);
+    } else if (message.lc !== undefined && message.kwargs !== undefined) {
+      foreign('a serialized LangChain message (lc, kwargs)');
+    } else {
+      foreign(`no role (keys ${Object.keys(message).slice(0, 6).join(', ') || 'none'})`);
+    }
+    return signals;
+  }
+  if (role === 'model' || Array.isArray(message.parts)) {
+    foreign(`role ${JSON.stringify(role)} with parts looks like Gemini contents`);
+    return signals;
+  }
+  if (role === 'developer' || role === 'function') openai(`role ${JSON.stringify(role)}`);
+  else if (!['system', 'user', 'assistant', 'tool'].includes(role as string)) {
+    foreign(
+      `unknown role ${typeof role === 'string' ? JSON.stringify(role) : describeValue(role)}`,
+    );
+    return signals;
+  }
+  if ('tool_call_id' in message) openai('tool_call_id');
+  if ('tool_calls' in message) openai('tool_calls');
+  if ('function_call' in message) openai('function_call');
+  if ('refusal' in message) openai('refusal');
+  if (message.content === null) openai('content: null');
+  if (role === 'tool' && typeof message.content === 'string')
+    openai('tool message with string content');
+  if ('providerOptions' in message) aiSdk('providerOptions');
+  if ('experimental_providerMetadata' in message) aiSdk('experimental_providerMetadata');
+  if (Array.isArray(message.content)) {
+    message.content.forEach((part, index) => {
+      if (!isPlainObject(part) || typeof part.type !== 'string') return;
+      const type = part.type;
+      const where = `content[${index}] type ${JSON.stringify(type)}`;
+      if (openaiPartTypes.has(type)) openai(where);
+      else if (type === 'image' && isPlainObject(part.source))
+        foreign(`${where} with a source looks like Anthropic Messages`);
+      else if (aiSdkPartTypes.has(type)) aiSdk(where);
+      else if (anthropicPartTypes.has(type)) foreign(`${where} looks like Anthropic Messages`);
+      else if (type === 'file') {
+        if (isPlainObject(part.file)) openai(`${where} with a file object`);
+        else if ('data' in part || 'mediaType' in part || 'mimeType' in part)
+          aiSdk(`${where} with data`);
+      } else if (type === 'text' && 'providerOptions' in part)
+        aiSdk(`${where} with providerOptions`);
+    });
+  }
+  return signals;
+}
