@@ -1,0 +1,242 @@
+import type {
+  CompactionReport,
+  CompactionTrigger,
+  CompressionContext,
+  CompressionSettings,
+  CompressionState,
+  CompressionStrategy,
+  CtxmemEvent,
+  EventListener,
+  MemoryCardDraft,
+  Message,
+  OffloadStore,
+  Scope,
+  StrategyName,
+  StrategyReport,
+  StructuredSummary,
+  Summarizer,
+  TokenCounter,
+} from '../contracts/index.js';
+import { InvalidArgumentError } from '../errors/index.js';
+import { withMessageCache } from './counting.js';
+import { fitToBudget } from './fit-to-budget.js';
+import {
+  compressionPipeline,
+  forcedStrategyNames,
+  HISTORY_MODES,
+  type HistoryMode,
+} from './pipeline.js';
+import { resolveCompressionSettings } from './settings.js';
+
+export interface CompactOptions {
+  /** The hard limit: the result never has more tokens than this (counted with `counter`). */
+  budgetTokens: number;
+  /** Strategies compress until the prompt is at or under this many tokens. @default budgetTokens */
+  targetTokens?: number;
+  counter: TokenCounter;
+  summarizer: Summarizer;
+  /** Where offloaded originals go (reloadable with `reload_context`). */
+  offloadStore: OffloadStore;
+  /** Whose data this is; offload records are written in this scope. @default {} */
+  scope?: Scope;
+  /** How history is kept (seed 004). @default 'compressed' */
+  history?: HistoryMode;
+  /** Strategy settings. @default DEFAULT_COMPRESSION_SETTINGS */
+  settings?: Partial<CompressionSettings>;
+  /** The rolling summary of the previous compaction (when the messages hold its rendered form). @default undefined */
+  previousSummary?: StructuredSummary;
+  /** Replaces the pipeline of `history`. @default compressionPipeline(history) */
+  strategies?: readonly CompressionStrategy[];
+  /**
+   * Compact even when already under target (a manual trigger). The history-shaping strategies then
+   * run regardless of the target. @default true for the `manual` and `message-count` triggers, else false
+   */
+  force?: boolean;
+  /** Why the compaction runs, for the report. @default 'manual' when forced, 'budget' when over budget, else 'threshold' */
+  trigger?: CompactionTrigger;
+  abortSignal?: AbortSignal;
+  /** Receives one `strategy` event per applied strategy and one `compaction` event at the end. @default undefined */
+  onEvent?: EventListener;
+}
+
+export interface CompactResult {
+  /** The compacted prompt: within `budgetTokens`, pairs intact, newest user message verbatim. */
+  messages: Message[];
+  /** The full rolling summary (its message may render a trimmed form when the budget is tight). */
+  summary?: StructuredSummary;
+  report: CompactionReport;
+  /** Memory cards the summarizer extracted. */
+  cards: MemoryCardDraft[];
+}
+
+function requirePositiveInteger(value: unknown, argument: string): asserts value is number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0) {
+    throw new InvalidArgumentError({
+      message: `${argument} must be a positive integer, got ${String(value)}`,
+      argument,
+    });
+  }
+}
+
+function requirePresent(value: unknown, argument: string, method: string): void {
+  const target = value as Record<string, unknown> | undefined;
+  if (!target || typeof target[method] !== 'function') {
+    throw new InvalidArgumentError({ message: `${argument} is required`, argument });
+  }
+}
+
+/**
+ * Makes `messages` fit the budget with the progressive pipeline (seed 002: tool runs → offload
+ * keeping the last N → offload all → summarize rounds → compress the current round, or a seed 004
+ * history mode), then, as a last resort, the budget guard. Guarantees: the result is at most
+ * `budgetTokens` or a `BudgetExceededError` is thrown (only when the system messages and the newest
+ * user message alone are over budget); system messages are kept verbatim; the newest user message
+ * is byte-identical; every tool call keeps its result and vice versa; the summary sits in the
+ * leading system block. Already at or under target and not forced → the same messages back.
+ * The input is never modified.
+ */
+export async function compact(
+  messages: readonly Message[],
+  options: CompactOptions,
+): Promise<CompactResult> {
+  const {
+    budgetTokens,
+    targetTokens = budgetTokens,
+    counter,
+    summarizer,
+    offloadStore,
+    scope = {},
+    history = 'compressed',
+    settings,
+    previousSummary,
+    strategies,
+    trigger,
+    abortSignal,
+    onEvent,
+  } = options;
+  requirePositiveInteger(budgetTokens, 'budgetTokens');
+  requirePositiveInteger(targetTokens, 'targetTokens');
+  if (targetTokens > budgetTokens) {
+    throw new InvalidArgumentError({
+      message: `targetTokens (${targetTokens}) must not exceed budgetTokens (${budgetTokens})`,
+      argument: 'targetTokens',
+    });
+  }
+  requirePresent(counter, 'counter', 'countMessages');
+  requirePresent(summarizer, 'summarizer', 'summarize');
+  requirePresent(offloadStore, 'offloadStore', 'put');
+  if (!HISTORY_MODES.includes(history)) {
+    throw new InvalidArgumentError({
+      message: `history must be one of ${HISTORY_MODES.join(', ')}, got ${String(history)}`,
+      argument: 'history',
+    });
+  }
+  if (!Array.isArray(messages)) {
+    throw new InvalidArgumentError({ message: 'messages must be an array', argument: 'messages' });
+  }
+  const resolvedSettings = resolveCompressionSettings(settings);
+  const forced = options.force ?? (trigger === 'manual' || trigger === 'message-count');
+  const started = performance.now();
+  const cached = withMessageCache(counter);
+  const tokensBefore = cached.countMessages(messages);
+  const reportTrigger: CompactionTrigger =
+    trigger ?? (forced ? 'manual' : tokensBefore > budgetTokens ? 'budget' : 'threshold');
+
+  const finish = (
+    output: readonly Message[],
+    summary: StructuredSummary | undefined,
+    reports: StrategyReport[],
+  ): CompactResult => {
+    const report: CompactionReport = {
+      tokensBefore,
+      tokensAfter: counter.countMessages(output),
+      budgetTokens,
+      targetTokens,
+      strategies: reports,
+      summarizerCalls: reports.reduce((sum, item) => sum + item.summarizerCalls, 0),
+      durationMs: performance.now() - started,
+      trigger: reportTrigger,
+    };
+    return {
+      messages: [...output],
+      ...(summary ? { summary } : {}),
+      report,
+      cards: reports.flatMap((item) => item.cards ?? []),
+    };
+  };
+
+  if (!forced && tokensBefore <= targetTokens) return finish(messages, previousSummary, []);
+  abortSignal?.throwIfAborted();
+
+  const emit = (event: CtxmemEvent) => {
+    try {
+      onEvent?.(event);
+    } catch {
+      // A failing listener must not fail the compaction.
+    }
+  };
+  const context: CompressionContext = {
+    counter: cached,
+    targetTokens,
+    budgetTokens,
+    summarizer,
+    offloadStore,
+    scope,
+    settings: resolvedSettings,
+    ...(abortSignal ? { abortSignal } : {}),
+  };
+  const pipeline = strategies ?? compressionPipeline(history);
+  const forcedNames: ReadonlySet<StrategyName> = !forced
+    ? new Set()
+    : strategies
+      ? new Set(
+          strategies.map((strategy) => strategy.name).filter((name) => name !== 'current-round'),
+        )
+      : forcedStrategyNames(history);
+
+  const reports: StrategyReport[] = [];
+  const record = (report: StrategyReport) => {
+    reports.push(report);
+    if (report.applied) emit({ type: 'strategy', scope, report });
+    if (report.fallback) {
+      emit({
+        type: 'summarizer-fallback',
+        scope,
+        from: report.fallback.from,
+        reason: report.fallback.reason,
+      });
+    }
+  };
+
+  let state: CompressionState = {
+    messages,
+    ...(previousSummary ? { summary: previousSummary } : {}),
+  };
+  for (const strategy of pipeline) {
+    abortSignal?.throwIfAborted();
+    const isForced = forcedNames.has(strategy.name);
+    if (!isForced && cached.countMessages(state.messages) <= targetTokens) continue;
+    const result = await strategy.apply(state, {
+      ...context,
+      // A forced strategy treats every token as too many; it stops at its own limits
+      // (`minMessagesToKeep`, `recentRounds`, thresholds) instead.
+      targetTokens: isForced ? 0 : targetTokens,
+    });
+    state = result.state;
+    record(result.report);
+  }
+
+  let guarded = await fitToBudget(state, context);
+  guarded.reports.forEach(record);
+  // The guard counted with the per-message cache; a counter whose whole-prompt count differs from
+  // the sum of its message counts (a contract violation) gets the difference taken off the budget.
+  const actual = counter.countMessages(guarded.state.messages);
+  if (actual > budgetTokens) {
+    const slack = actual - cached.countMessages(guarded.state.messages);
+    guarded = await fitToBudget(guarded.state, { ...context, budgetTokens: budgetTokens - slack });
+    guarded.reports.forEach(record);
+  }
+  const result = finish(guarded.state.messages, guarded.state.summary, reports);
+  emit({ type: 'compaction', scope, report: result.report });
+  return result;
+}

@@ -1,0 +1,53 @@
+import type { CompressionSettings } from '../contracts/index.js';
+import { InvalidArgumentError } from '../errors/index.js';
+
+/** The defaults of seeds 000 and 002. */
+export const DEFAULT_COMPRESSION_SETTINGS: Readonly<CompressionSettings> = Object.freeze({
+  toolRunThreshold: 4,
+  largePayloadChars: 5 * 1024,
+  offloadPreviewChars: 200,
+  offloadKeepRecent: 2,
+  minMessagesToKeep: 4,
+  summaryMaxTokens: 1_200,
+  recentRounds: 3,
+});
+
+/** The smallest value each setting accepts. */
+const MINIMUM: Readonly<Record<keyof CompressionSettings, number>> = {
+  toolRunThreshold: 1,
+  largePayloadChars: 1,
+  offloadPreviewChars: 1,
+  offloadKeepRecent: 0,
+  minMessagesToKeep: 0,
+  summaryMaxTokens: 1,
+  recentRounds: 0,
+};
+
+/**
+ * Fills in the defaults and validates: every setting is an integer at or above its minimum
+ * (`InvalidArgumentError` naming `settings.<key>` otherwise). Unknown keys are rejected too, so a
+ * misspelt option does not silently fall back to its default.
+ */
+export function resolveCompressionSettings(
+  settings: Partial<CompressionSettings> = {},
+): CompressionSettings {
+  const resolved: CompressionSettings = { ...DEFAULT_COMPRESSION_SETTINGS };
+  for (const [key, value] of Object.entries(settings)) {
+    if (!(key in MINIMUM)) {
+      throw new InvalidArgumentError({
+        message: `Unknown compression setting "${key}"`,
+        argument: `settings.${key}`,
+      });
+    }
+    if (value === undefined) continue;
+    const minimum = MINIMUM[key as keyof CompressionSettings];
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < minimum) {
+      throw new InvalidArgumentError({
+        message: `settings.${key} must be an integer ≥ ${minimum}, got ${String(value)}`,
+        argument: `settings.${key}`,
+      });
+    }
+    resolved[key as keyof CompressionSettings] = value;
+  }
+  return resolved;
+}
