@@ -92,14 +92,17 @@ interface Frame {
   /** Copy made on the first changed child (copy-on-write keeps unchanged values identical). */
   copy: unknown[] | Record<string, unknown> | undefined;
   parent: Frame | undefined;
+  /** Where the produced value goes in the parent (a repaired key when the key was repaired). */
   segment: PathSegment;
+  /** The segment as it was in the input, for paths. */
+  pathSegment: PathSegment;
   depth: number;
 }
 
 function framePath(base: string, frame: Frame | undefined, ...tail: PathSegment[]): string {
   const segments: PathSegment[] = [];
   for (let current = frame; current?.parent !== undefined; current = current.parent) {
-    segments.push(current.segment);
+    segments.push(current.pathSegment);
   }
   segments.reverse();
   return joinPath(base, ...segments, ...tail);
@@ -154,6 +157,7 @@ export function inspectJsonValue(value: unknown, path: string, context: InspectC
     copy: undefined,
     parent: undefined,
     segment: '',
+    pathSegment: '',
     depth: 1,
   };
   const active = new Set<unknown>([value]);
@@ -176,10 +180,12 @@ export function inspectJsonValue(value: unknown, path: string, context: InspectC
     }
     const position = frame.position++;
     let segment: PathSegment = position;
+    let pathSegment: PathSegment = position;
     let child: unknown;
     if (frame.keys) {
       const key = frame.keys[position]!;
       segment = key;
+      pathSegment = key;
       child = (frame.source as Record<string, unknown>)[key];
       if (child === undefined) continue; // dropped by JSON.stringify, as optional fields are
       if (context.checkText && !isWellFormedText(key)) {
@@ -200,11 +206,11 @@ export function inspectJsonValue(value: unknown, path: string, context: InspectC
     }
     if (isContainer(child)) {
       if (active.has(child)) {
-        throw invalid(framePath(path, frame, segment), 'circular reference');
+        throw invalid(framePath(path, frame, pathSegment), 'circular reference');
       }
       if (frame.depth + 1 > MAX_MESSAGE_JSON_DEPTH) {
         throw invalid(
-          framePath(path, frame, segment),
+          framePath(path, frame, pathSegment),
           `JSON nested deeper than ${MAX_MESSAGE_JSON_DEPTH} levels`,
         );
       }
@@ -216,10 +222,11 @@ export function inspectJsonValue(value: unknown, path: string, context: InspectC
         copy: undefined,
         parent: frame,
         segment,
+        pathSegment,
         depth: frame.depth + 1,
       });
     } else {
-      const checked = leaf(child, () => framePath(path, frame, segment));
+      const checked = leaf(child, () => framePath(path, frame, pathSegment));
       if (checked !== child || segment !== (frame.keys ? frame.keys[position] : position)) {
         (ensureCopy(frame) as Record<PathSegment, unknown>)[segment] = checked;
       }

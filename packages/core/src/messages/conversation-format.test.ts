@@ -1,0 +1,177 @@
+import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { UnsupportedFormatError } from '../errors/index.js';
+import {
+  arbitraryModelMessages,
+  arbitraryOpenAIChatMessages,
+} from '../test/arbitraries/messages.js';
+import { detectFormat, parseConversation, serializeConversation } from './index.js';
+
+const example = (name: string) =>
+  readFileSync(new URL(`../../../../examples/conversations/${name}`, import.meta.url), 'utf8');
+
+function unsupported(action: () => unknown): UnsupportedFormatError {
+  try {
+    action();
+  } catch (error) {
+    if (UnsupportedFormatError.isInstance(error)) return error;
+    throw error;
+  }
+  throw new Error('expected an UnsupportedFormatError');
+}
+
+describe('detectFormat', () => {
+  it('recognises generated histories of either format, bare or in an envelope', () => {
+    fc.assert(
+      fc.property(arbitraryOpenAIChatMessages(), arbitraryModelMessages(), (openai, aiSdk) => {
+        expect(detectFormat(openai)).toBe('openai-chat');
+        expect(detectFormat({ model: 'gpt-4o', messages: openai })).toBe('openai-chat');
+        // Plain string conversations are identical in both formats; anything richer is AI SDK.
+        const richer = aiSdk.some(
+          (message) => typeof message.content !== 'string' || message.providerOptions !== undefined,
+        );
+        expect(detectFormat(aiSdk)).toBe(richer ? 'ai-sdk' : 'openai-chat');
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('tells the formats apart by their distinctive shapes', () => {
+    expect(detectFormat([{ role: 'developer', content: 'x' }])).toBe('openai-chat');
+    expect(detectFormat([{ role: 'assistant', content: null, tool_calls: [] }])).toBe(
+      'openai-chat',
+    );
+    expect(
+      detectFormat([{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'u' } }] }]),
+    ).toBe('openai-chat');
+    expect(
+      detectFormat([{ role: 'user', content: [{ type: 'file', file: { file_id: 'f' } }] }]),
+    ).toBe('openai-chat');
+    expect(detectFormat([{ role: 'user', content: [{ type: 'image', image: 'AA' }] }])).toBe(
+      'ai-sdk',
+    );
+    expect(
+      detectFormat([{ role: 'user', content: [{ type: 'file', data: 'AA', mediaType: 'x/y' }] }]),
+    ).toBe('ai-sdk');
+    expect(detectFormat([{ role: 'user', content: 'x', providerOptions: {} }])).toBe('ai-sdk');
+    expect(detectFormat([{ role: 'user', content: 'plain' }])).toBe('openai-chat');
+    expect(detectFormat([])).toBe('openai-chat');
+  });
+
+  it('reads JSON text', () => {
+    expect(detectFormat('[{"role":"tool","tool_call_id":"a","content":"x"}]')).toBe('openai-chat');
+  });
+
+  it.each<[string, unknown, string]>([
+    ['a number', 42, 'got a number'],
+    ['an object without messages', { model: 'x', prompt: 'hi' }, 'keys "model", "prompt"'],
+    ['messages that are not an array', { messages: 'hi' }, 'messages is a string'],
+    ['invalid JSON text', '{"messages": [', 'not valid JSON'],
+    ['a message that is a string', ['hello'], 'messages[0] is a string'],
+    ['LangChain messages', [{ type: 'human', data: { content: 'hi' } }], 'LangChain'],
+    ['serialized LangChain messages', [{ lc: 1, kwargs: {} }], 'LangChain'],
+    ['Gemini contents', [{ role: 'model', parts: [{ text: 'hi' }] }], 'Gemini'],
+    [
+      'Anthropic tool use',
+      [{ role: 'assistant', content: [{ type: 'tool_use', id: 'a', name: 'f', input: {} }] }],
+      'Anthropic',
+    ],
+    [
+      'Anthropic images',
+      [{ role: 'user', content: [{ type: 'image', source: { type: 'base64' } }] }],
+      'Anthropic',
+    ],
+    ['an unknown role', [{ role: 'human', content: 'x' }], 'unknown role "human"'],
+    [
+      'a mix of both formats',
+      [
+        { role: 'assistant', content: null, tool_calls: [] },
+        {
+          role: 'assistant',
+          content: [{ type: 'tool-call', toolCallId: 'a', toolName: 'f', input: {} }],
+        },
+      ],
+      'messages[0]: tool_calls',
+    ],
+  ])('rejects %s and names what it saw', (_case, input, seen) => {
+    expect(unsupported(() => detectFormat(input)).message).toContain(seen);
+  });
+});
+
+describe('parseConversation / serializeConversation', () => {
+  it.each(['agent-session.json', 'ai-sdk-chat.json'])(
+    'writes %s back exactly as it was read',
+    (name) => {
+      const json = JSON.parse(example(name));
+      const parsed = parseConversation(json);
+      expect(parsed.messages.length).toBeGreaterThan(0);
+      expect(serializeConversation(parsed.messages, parsed.format, parsed.envelope)).toStrictEqual(
+        json,
+      );
+    },
+  );
+
+  it('keeps the envelope of a request body, in its key order', () => {
+    const body = {
+      model: 'gpt-4o',
+      messages: [
+        { role: 'developer', content: 'be brief' },
+        { role: 'user', content: 'hi' },
+      ],
+      tools: [{ type: 'function', function: { name: 'f', parameters: {} } }],
+      temperature: 0,
+    };
+    const parsed = parseConversation(JSON.stringify(body));
+    expect(parsed.format).toBe('openai-chat');
+    expect(parsed.envelope).toEqual({ ...body, messages: [] });
+    expect(parsed.messages[0]).toMatchObject({ role: 'system', content: 'be brief' });
+    const written = serializeConversation(
+      [...parsed.messages, { role: 'assistant', content: 'hello' }],
+      parsed.format,
+      parsed.envelope,
+    ) as typeof body;
+    expect(Object.keys(written)).toEqual(['model', 'messages', 'tools', 'temperature']);
+    expect(written.messages).toEqual([...body.messages, { role: 'assistant', content: 'hello' }]);
+  });
+
+  it('returns a bare array for a bare array', () => {
+    const parsed = parseConversation([
+      { role: 'user', content: [{ type: 'text', text: 'hi' }], providerOptions: {} },
+    ]);
+    expect(parsed).toMatchObject({ format: 'ai-sdk', envelope: undefined });
+    expect(serializeConversation(parsed.messages, parsed.format)).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'hi' }], providerOptions: {} },
+    ]);
+  });
+
+  it('converts between formats', () => {
+    const parsed = parseConversation([
+      { role: 'user', content: 'hi' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'a', type: 'function', function: { name: 'f', arguments: '{"x":1}' } }],
+      },
+      { role: 'tool', tool_call_id: 'a', content: 'done' },
+    ]);
+    expect(serializeConversation(parsed.messages, 'ai-sdk')).toEqual([
+      { role: 'user', content: 'hi' },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool-call', toolCallId: 'a', toolName: 'f', input: { x: 1 } }],
+      },
+      {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: 'a',
+            toolName: 'f',
+            output: { type: 'text', value: 'done' },
+          },
+        ],
+      },
+    ]);
+  });
+});
