@@ -1,0 +1,171 @@
+import type { Message, TokenCounter } from '../contracts/index.js';
+import { InvalidArgumentError, InvalidMessageError } from '../errors/index.js';
+import { type MessageCost, messageCost } from './message-cost.js';
+
+/** Options every ctxmem counter shares: what messages cost beyond their text, and the cache. */
+export interface MessageCountOptions {
+  /**
+   * Tokens per image (an image part, an `image/*` file part or image media in a tool result),
+   * whatever its size: base64 data is never counted as text.
+   * @default 1000
+   */
+  imageTokens?: number;
+  /**
+   * Tokens per non-image file part (PDF, audio…) or non-image media in a tool result.
+   * @default 1000
+   */
+  fileTokens?: number;
+  /**
+   * Tokens every message costs on top of its role (1 token), its content and its `name` (+1 when
+   * set), as in OpenAI's cookbook.
+   * @default 3
+   */
+  messageOverhead?: number;
+  /**
+   * Tokens every prompt costs on top of its messages (reply priming).
+   * @default 3
+   */
+  promptOverhead?: number;
+  /**
+   * Message counts kept by content fingerprint, so a history converted into new objects on every
+   * call (as adapters do) is not counted again. The least recently used entries are dropped
+   * beyond this size; 0 keeps only the per-object cache.
+   * @default 10_000
+   */
+  cacheSize?: number;
+}
+
+function checkCount(value: unknown, argument: string): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
+    throw new InvalidArgumentError({
+      message: `${argument} must be a non-negative integer, got ${String(value)}`,
+      argument,
+    });
+  }
+  return value;
+}
+
+/** Messages per counter are few enough that a Map in insertion order is an adequate LRU. */
+class LruCounts {
+  readonly #entries = new Map<string, number>();
+
+  constructor(readonly limit: number) {}
+
+  get(key: string): number | undefined {
+    const value = this.#entries.get(key);
+    if (value !== undefined) {
+      this.#entries.delete(key);
+      this.#entries.set(key, value);
+    }
+    return value;
+  }
+
+  set(key: string, value: number): void {
+    this.#entries.set(key, value);
+    if (this.#entries.size > this.limit) {
+      this.#entries.delete(this.#entries.keys().next().value as string);
+    }
+  }
+}
+
+/**
+ * A content fingerprint of a message's cost: two independent 32-bit hashes over every counted
+ * text (with its length, so the split between texts matters) plus the fixed tokens. Only what is
+ * counted goes in, so image data, ids and ctxmem metadata do not make identical costs look new.
+ */
+function fingerprint(cost: MessageCost): string {
+  let first = 0x811c9dc5;
+  let second = 0x9747b28c;
+  let length = 0;
+  for (const text of cost.texts) {
+    first = Math.imul(first ^ text.length, 0x01000193);
+    second = Math.imul(second ^ text.length, 0x5bd1e995);
+    for (let index = 0; index < text.length; index++) {
+      const code = text.charCodeAt(index);
+      first = Math.imul(first ^ code, 0x01000193);
+      second = Math.imul(second ^ code, 0x5bd1e995);
+      second ^= second >>> 15;
+    }
+    length += text.length;
+  }
+  return `${cost.fixed}:${cost.texts.length}:${length}:${first >>> 0}:${second >>> 0}`;
+}
+
+/**
+ * A `TokenCounter` from a text counter: message accounting (see `messageCost`) plus two caches —
+ * a `WeakMap` by message object, then an LRU by content fingerprint.
+ */
+export function buildCounter(
+  name: string,
+  countText: (text: string) => number,
+  {
+    imageTokens = 1000,
+    fileTokens = 1000,
+    messageOverhead = 3,
+    promptOverhead = 3,
+    cacheSize = 10_000,
+  }: MessageCountOptions,
+): TokenCounter {
+  const settings = {
+    imageTokens: checkCount(imageTokens, 'imageTokens'),
+    fileTokens: checkCount(fileTokens, 'fileTokens'),
+    messageOverhead: checkCount(messageOverhead, 'messageOverhead'),
+  };
+  checkCount(promptOverhead, 'promptOverhead');
+  const byObject = new WeakMap<object, number>();
+  const byContent = checkCount(cacheSize, 'cacheSize') > 0 ? new LruCounts(cacheSize) : undefined;
+
+  function countCost(cost: MessageCost): number {
+    let total = cost.fixed;
+    for (const text of cost.texts) total += countText(text);
+    return total;
+  }
+
+  function countAt(message: Message, path: string): number {
+    if (typeof message === 'object' && message !== null) {
+      const cached = byObject.get(message);
+      if (cached !== undefined) return cached;
+    }
+    const cost = messageCost(message, path, settings);
+    let count: number | undefined;
+    if (byContent === undefined) {
+      count = countCost(cost);
+    } else {
+      const key = fingerprint(cost);
+      count = byContent.get(key);
+      if (count === undefined) {
+        count = countCost(cost);
+        byContent.set(key, count);
+      }
+    }
+    byObject.set(message, count);
+    return count;
+  }
+
+  return {
+    name,
+    promptOverhead,
+    countText(text: string): number {
+      if (typeof text !== 'string') {
+        throw new InvalidArgumentError({
+          message: `countText expects a string, got ${typeof text}`,
+          argument: 'text',
+        });
+      }
+      return countText(text);
+    },
+    countMessage(message: Message): number {
+      return countAt(message, 'message');
+    },
+    countMessages(messages: readonly Message[]): number {
+      if (!Array.isArray(messages)) {
+        throw new InvalidMessageError({ message: 'messages must be an array', path: 'messages' });
+      }
+      let total = promptOverhead;
+      for (let index = 0; index < messages.length; index++) {
+        total += countAt(messages[index]!, `messages[${index}]`);
+      }
+      return total;
+    },
+  };
+}

@@ -1,0 +1,264 @@
+import { type BpeRanks, NO_RANK } from './bpe-ranks.js';
+
+/**
+ * Pieces up to this many bytes merge with a plain scan for the lowest-ranked pair (quadratic, but
+ * fastest on the short pieces that make up ordinary text); longer pieces use a heap, so a 100k
+ * character CJK run or a long run of one character costs O(n log n) instead of O(n²).
+ */
+const SCAN_MERGE_LIMIT = 96;
+
+/** Pieces up to this many characters have their token count cached (long pieces rarely repeat). */
+const PIECE_CACHE_MAX_LENGTH = 64;
+
+/** Entries of the per-encoding piece cache; cleared by halves when full. */
+const PIECE_CACHE_SIZE = 50_000;
+
+/** 2³²: a heap key is `rank * PAIR_KEY_BASE + position`, exact in a double for ranks < 2²¹. */
+const PAIR_KEY_BASE = 4_294_967_296;
+
+const pieceCaches = new WeakMap<BpeRanks, Map<string, number>>();
+
+const utf8 = new TextEncoder();
+let byteBuffer = new Uint8Array(1024);
+let scanStarts = new Int32Array(SCAN_MERGE_LIMIT + 2);
+let scanRanks = new Int32Array(SCAN_MERGE_LIMIT + 2);
+
+function isAscii(text: string): boolean {
+  for (let index = 0; index < text.length; index++) {
+    if (text.charCodeAt(index) > 0x7f) return false;
+  }
+  return true;
+}
+
+/**
+ * The UTF-8 bytes of `text` as a binary string (one char per byte). Lone surrogates become
+ * U+FFFD, as in `TextEncoder` and therefore js-tiktoken.
+ */
+function toBinaryString(text: string): string {
+  const needed = text.length * 3;
+  if (byteBuffer.length < needed)
+    byteBuffer = new Uint8Array(Math.max(needed, byteBuffer.length * 2));
+  const { written } = utf8.encodeInto(text, byteBuffer);
+  let binary = '';
+  // Chunked because `apply` has an argument limit.
+  for (let start = 0; start < written; start += 8192) {
+    binary += String.fromCharCode.apply(
+      null,
+      byteBuffer.subarray(start, Math.min(start + 8192, written)) as unknown as number[],
+    );
+  }
+  return binary;
+}
+
+function rankOf(encoding: BpeRanks, bytes: string, start: number, end: number): number {
+  if (end - start === 2) {
+    return encoding.pairTable[(bytes.charCodeAt(start) << 8) | bytes.charCodeAt(start + 1)]!;
+  }
+  return encoding.ranks.get(bytes.slice(start, end)) ?? NO_RANK;
+}
+
+/** Number of tokens BPE merges `bytes` into, scanning for the lowest pair (tiktoken's loop). */
+function countByScan(encoding: BpeRanks, bytes: string): number {
+  const length = bytes.length;
+  if (scanStarts.length < length + 2) {
+    scanStarts = new Int32Array(length + 2);
+    scanRanks = new Int32Array(length + 2);
+  }
+  const starts = scanStarts;
+  const pairRanks = scanRanks;
+  // Part `index` spans bytes starts[index]..starts[index + 1]; pairRanks[index] is the rank of
+  // part `index` merged with part `index + 1`.
+  for (let index = 0; index <= length; index++) starts[index] = index;
+  for (let index = 0; index < length - 1; index++) {
+    pairRanks[index] = rankOf(encoding, bytes, index, index + 2);
+  }
+  pairRanks[length - 1] = NO_RANK;
+  let parts = length;
+  while (parts > 1) {
+    let lowest = NO_RANK;
+    let lowestIndex = -1;
+    for (let index = 0; index < parts - 1; index++) {
+      const rank = pairRanks[index]!;
+      if (rank < lowest) {
+        lowest = rank;
+        lowestIndex = index;
+      }
+    }
+    if (lowestIndex === -1) break;
+    starts.copyWithin(lowestIndex + 1, lowestIndex + 2, parts + 1);
+    pairRanks.copyWithin(lowestIndex + 1, lowestIndex + 2, parts);
+    parts--;
+    pairRanks[lowestIndex] =
+      lowestIndex < parts - 1
+        ? rankOf(encoding, bytes, starts[lowestIndex]!, starts[lowestIndex + 2]!)
+        : NO_RANK;
+    if (lowestIndex > 0) {
+      pairRanks[lowestIndex - 1] = rankOf(
+        encoding,
+        bytes,
+        starts[lowestIndex - 1]!,
+        starts[lowestIndex + 1]!,
+      );
+    }
+  }
+  return parts;
+}
+
+/** A binary min-heap of numbers (pair keys). */
+class KeyHeap {
+  #keys: Float64Array;
+  #size = 0;
+
+  constructor(capacity: number) {
+    this.#keys = new Float64Array(Math.max(16, capacity));
+  }
+
+  get size(): number {
+    return this.#size;
+  }
+
+  push(key: number): void {
+    if (this.#size === this.#keys.length) {
+      const grown = new Float64Array(this.#keys.length * 2);
+      grown.set(this.#keys);
+      this.#keys = grown;
+    }
+    const keys = this.#keys;
+    let index = this.#size++;
+    while (index > 0) {
+      const parent = (index - 1) >> 1;
+      const parentKey = keys[parent]!;
+      if (parentKey <= key) break;
+      keys[index] = parentKey;
+      index = parent;
+    }
+    keys[index] = key;
+  }
+
+  pop(): number {
+    const keys = this.#keys;
+    const top = keys[0]!;
+    const last = keys[--this.#size]!;
+    const size = this.#size;
+    let index = 0;
+    while (true) {
+      let child = 2 * index + 1;
+      if (child >= size) break;
+      if (child + 1 < size && keys[child + 1]! < keys[child]!) child++;
+      if (keys[child]! >= last) break;
+      keys[index] = keys[child]!;
+      index = child;
+    }
+    keys[index] = last;
+    return top;
+  }
+}
+
+/**
+ * The same merge as `countByScan`, in O(n log n): candidate pairs sit in a heap ordered by (rank,
+ * position), which is exactly the scan's choice of the lowest rank and then the leftmost pair;
+ * entries made stale by a merge are skipped when popped. The count is exact, not an estimate.
+ */
+function countByHeap(encoding: BpeRanks, bytes: string): number {
+  const length = bytes.length;
+  // next[position] is where the part starting at `position` ends (-1 once merged away).
+  const next = new Int32Array(length);
+  const previous = new Int32Array(length);
+  const pairRanks = new Int32Array(length);
+  const heap = new KeyHeap(length);
+  for (let position = 0; position < length; position++) {
+    next[position] = position + 1;
+    previous[position] = position - 1;
+    const rank = position + 2 <= length ? rankOf(encoding, bytes, position, position + 2) : NO_RANK;
+    pairRanks[position] = rank;
+    if (rank !== NO_RANK) heap.push(rank * PAIR_KEY_BASE + position);
+  }
+  let parts = length;
+  while (heap.size > 0) {
+    const key = heap.pop();
+    const rank = Math.floor(key / PAIR_KEY_BASE);
+    const position = key - rank * PAIR_KEY_BASE;
+    if (next[position] === -1 || pairRanks[position] !== rank) continue;
+    const right = next[position]!;
+    const end = next[right]!;
+    next[position] = end;
+    next[right] = -1;
+    if (end < length) previous[end] = position;
+    parts--;
+    const mergedRank = end < length ? rankOf(encoding, bytes, position, next[end]!) : NO_RANK;
+    pairRanks[position] = mergedRank;
+    if (mergedRank !== NO_RANK) heap.push(mergedRank * PAIR_KEY_BASE + position);
+    const left = previous[position]!;
+    if (left >= 0) {
+      const leftRank = rankOf(encoding, bytes, left, end);
+      pairRanks[left] = leftRank;
+      if (leftRank !== NO_RANK) heap.push(leftRank * PAIR_KEY_BASE + left);
+    }
+  }
+  return parts;
+}
+
+function countBinaryPiece(encoding: BpeRanks, bytes: string): number {
+  if (bytes.length <= 1 || encoding.ranks.has(bytes)) return bytes.length === 0 ? 0 : 1;
+  return bytes.length <= SCAN_MERGE_LIMIT
+    ? countByScan(encoding, bytes)
+    : countByHeap(encoding, bytes);
+}
+
+function cacheFor(encoding: BpeRanks): Map<string, number> {
+  let cache = pieceCaches.get(encoding);
+  if (cache === undefined) {
+    cache = new Map();
+    pieceCaches.set(encoding, cache);
+  }
+  return cache;
+}
+
+function remember(cache: Map<string, number>, piece: string, count: number): void {
+  if (cache.size >= PIECE_CACHE_SIZE) {
+    // Drop the older half in insertion order: cheaper than true LRU bookkeeping on every hit.
+    let toDrop = PIECE_CACHE_SIZE / 2;
+    for (const key of cache.keys()) {
+      cache.delete(key);
+      if (--toDrop === 0) break;
+    }
+  }
+  cache.set(piece, count);
+}
+
+/** Tokens of one pre-tokenizer piece. */
+function countPiece(encoding: BpeRanks, cache: Map<string, number>, piece: string): number {
+  const ranks = encoding.ranks;
+  const ascii = isAscii(piece);
+  // Most pieces of ordinary text are one whole token: answer those with a single lookup.
+  if (ascii && ranks.has(piece)) return 1;
+  const cacheable = piece.length <= PIECE_CACHE_MAX_LENGTH;
+  if (cacheable) {
+    const cached = cache.get(piece);
+    if (cached !== undefined) return cached;
+  }
+  const count = countBinaryPiece(encoding, ascii ? piece : toBinaryString(piece));
+  if (cacheable) remember(cache, piece, count);
+  return count;
+}
+
+/**
+ * Exact number of tokens tiktoken's encoder produces for `text` with special tokens treated as
+ * plain text (as `encode(text, [], [])` does), without building the token array.
+ */
+export function countBpeTokens(encoding: BpeRanks, text: string): number {
+  if (text.length === 0) return 0;
+  const pattern = encoding.pattern;
+  const cache = cacheFor(encoding);
+  pattern.lastIndex = 0;
+  let total = 0;
+  for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
+    const piece = match[0];
+    if (piece.length === 0) {
+      pattern.lastIndex++;
+      continue;
+    }
+    total += countPiece(encoding, cache, piece);
+  }
+  return total;
+}

@@ -1,0 +1,6 @@
+export type { TokenEncodingName } from './bpe-ranks.js';
+export type { MessageCountOptions } from './build-counter.js';
+export { createEstimateCounter, type EstimateCounterOptions } from './create-estimate-counter.js';
+export { createTokenCounter, type TokenCounterOptions } from './create-token-counter.js';
+export { encodingForModel } from './encoding-for-model.js';
+export { estimateTextTokens } from './estimate-text-tokens.js';
