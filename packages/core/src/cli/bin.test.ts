@@ -1,0 +1,48 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+const execFileAsync = promisify(execFile);
+const repositoryRoot = fileURLToPath(new URL('../../../../', import.meta.url));
+const bin = fileURLToPath(new URL('./bin.ts', import.meta.url));
+const agentSession = join(repositoryRoot, 'examples/conversations/agent-session.json');
+
+describe('the ctxmem binary', () => {
+  it('runs end to end in a separate process: result on stdout, report on stderr, exit codes', async () => {
+    const directory = await mkdtemp(join(tmpdir(), 'ctxmem-bin-'));
+    try {
+      // tsx runs the TypeScript entry exactly as the built `dist/cli/bin.js` would run.
+      const node = [process.execPath, '--import', 'tsx', bin] as const;
+      const { stdout, stderr } = await execFileAsync(
+        node[0],
+        [...node.slice(1), 'compact', agentSession, '--budget', '8000', '--offload-dir', directory],
+        {
+          cwd: repositoryRoot,
+          maxBuffer: 64 * 1024 * 1024,
+          env: { ...process.env, CTXMEM_DEBUG: '' },
+        },
+      );
+      const output = JSON.parse(stdout) as { model: string; messages: unknown[] };
+      expect(output.model).toBe('gpt-4o-2024-08-06');
+      expect(output.messages.length).toBeGreaterThan(1);
+      expect(stderr).toMatch(/tokens\s+[\d,]+ → [\d,]+\s+\(budget 8,000/);
+
+      const failure = await execFileAsync(
+        node[0],
+        [...node.slice(1), 'compact', agentSession, '--budget', 'zero'],
+        { cwd: repositoryRoot },
+      ).catch((error: { code: number; stdout: string; stderr: string }) => error);
+      expect(failure).toMatchObject({ code: 2, stdout: '' });
+      expect((failure as { stderr: string }).stderr.trim().split('\n')).toHaveLength(1);
+
+      const source = await readFile(bin, 'utf8');
+      expect(source.startsWith('#!/usr/bin/env node\n')).toBe(true);
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,75 @@
+export const MAIN_HELP = `ctxmem — keep LLM conversations inside their token budget
+
+Usage
+  ctxmem compact <file.json> --budget <tokens> [options]
+  ctxmem inspect <file.json> [--context-window <tokens>] [--model <id>]
+  ctxmem reload <id> [--offload-dir <dir>]
+
+Commands
+  compact   Compress a conversation to a token budget and print it in the same format
+  inspect   Show what a conversation spends its tokens on and what a compaction would do
+  reload    Print a payload that compact offloaded, by the id shown in its preview
+
+Options
+  -h, --help     Show help (also: ctxmem <command> --help)
+  -v, --version  Show the version
+
+Conversations are JSON in OpenAI Chat Completions format (a messages array or a request body
+with "messages") or AI SDK ModelMessage format; the format is detected.
+Set CTXMEM_DEBUG=1 to see stack traces.
+`;
+
+export const COMPACT_HELP = `Usage: ctxmem compact <file.json> --budget <tokens> [options]
+
+Compresses a conversation until it fits the budget and writes it in the same format and
+envelope as the input (stdout unless --out). A report goes to stderr: tokens before and after
+each strategy, summarizer calls, duration, and the window's composition before and after.
+
+Options
+  --budget <tokens>        Hard limit for the result (required). Accepts 8000, 8_000 or 8k.
+  --target <tokens>        Compress until at or under this many tokens (default: the budget).
+                           A target below the budget leaves headroom for the next turns.
+  --keep-recent <n>        How much recent history stays verbatim:
+                             --history compressed   → the last n messages (minMessagesToKeep, default 4)
+                             --history recent-only  → the last n rounds (recentRounds, default 3)
+                             --history summary-only → not allowed (only the current round is kept)
+  --history <mode>         compressed (default) | recent-only | summary-only
+  --out <file>             Write the result to a file instead of stdout.
+  --report-json <file>     Also write the report as JSON.
+  --model <id>             Summarize with this model through an OpenAI-compatible API
+                           (OPENAI_API_KEY required; OPENAI_BASE_URL, default
+                           https://api.openai.com/v1). The offline extractive summarizer is
+                           the fallback, and the default without --model. Also selects the
+                           tokenizer for counting.
+  --offload-dir <dir>      Where large payloads are offloaded (default: .ctxmem/offload next
+                           to --out, or in the current folder). Bring one back later with
+                           ctxmem reload <id> --offload-dir <dir>.
+  -h, --help               Show this help.
+
+Exit codes: 0 done, 1 failed (unreadable file, invalid JSON, unknown format, budget too small),
+2 usage error (bad or unknown option).
+`;
+
+export const INSPECT_HELP = `Usage: ctxmem inspect <file.json> [options]
+
+Shows how many tokens a conversation uses and on what (system, summary, tool calls, tool
+results, user, assistant), its largest messages, and what a compaction at the window's budget
+would do (a dry run: nothing is written).
+
+Options
+  --context-window <tokens>  The model's context window (default: from --model, else 128k).
+  --model <id>               Model id: selects the tokenizer and, without --context-window,
+                             the window (for example gpt-4o, claude-sonnet-4, gemini-2.5-pro).
+  --top <n>                  How many of the largest messages to list (default 10).
+  -h, --help                 Show this help.
+`;
+
+export const RELOAD_HELP = `Usage: ctxmem reload <id> [options]
+
+Prints a payload that ctxmem compact offloaded, by the id shown in its preview.
+
+Options
+  --offload-dir <dir>  The folder compact offloaded to (default: .ctxmem/offload).
+  --json               Print the stored record (the original message as JSON).
+  -h, --help           Show this help.
+`;
