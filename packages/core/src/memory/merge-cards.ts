@@ -5,8 +5,8 @@
  * 1. **Exact duplicate** — the normalized content (Unicode NFKC, so full-width forms match their
  *    ASCII forms; lower case; sentence punctuation removed; whitespace collapsed) equals a current
  *    card's: the existing card is returned unchanged.
- * 2. **Near duplicate** — the sets of content tokens (words without stop words, a plural `s`
- *    stripped; CJK text as character bigrams) have a Jaccard similarity of at least 0.85, and the
+ * 2. **Near duplicate** — the sets of content tokens (words without stop words, plurals
+ *    stemmed; CJK text as character bigrams) have a Jaccard similarity of at least 0.85, and the
  *    difference is not a replacement (both sides having words the other lacks) nor a negation. The
  *    existing card keeps its content and id, gains the new tags, and its `updatedAt` moves.
  * 3. **Supersession** — otherwise the draft becomes a new card, and it supersedes every current
@@ -70,10 +70,14 @@ export function normalizeCardContent(content: string): string {
     .trim();
 }
 
+/** A light plural stemmer ("copies" → "copy", "matches" → "match", "scripts" → "script"). */
 function stem(word: string): string {
-  return word.length > 3 && word.endsWith('s') && !/(?:ss|us|is)$/u.test(word)
-    ? word.slice(0, -1)
-    : word;
+  if (word.length > 4 && word.endsWith('ies')) return `${word.slice(0, -3)}y`;
+  if (word.length > 4 && /(?:ch|sh|x|ss|z)es$/u.test(word)) return word.slice(0, -2);
+  if (word.length > 3 && word.endsWith('s') && !/(?:ss|us|is)$/u.test(word)) {
+    return word.slice(0, -1);
+  }
+  return word;
 }
 
 /** Content tokens in sentence order: words without stop words, CJK runs as character bigrams. */

@@ -1,0 +1,76 @@
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { StorageError } from '../errors/index.js';
+import { toStorageError, writeFileAtomic } from './index.js';
+
+let folder: string;
+beforeAll(async () => {
+  folder = await mkdtemp(join(tmpdir(), 'ctxmem-atomic-'));
+});
+afterAll(async () => {
+  await rm(folder, { recursive: true, force: true });
+});
+
+describe('writeFileAtomic', () => {
+  it('creates parent folders, writes, replaces, and leaves no temporary files', async () => {
+    const path = join(folder, 'a', 'b', 'state.json');
+    await writeFileAtomic(path, '{"v":1}');
+    await writeFileAtomic(path, new TextEncoder().encode('{"v":2}'));
+    expect(await readFile(path, 'utf8')).toBe('{"v":2}');
+    expect(await readdir(join(folder, 'a', 'b'))).toEqual(['state.json']);
+  });
+
+  it('keeps the old content when many writes race, never a mix', async () => {
+    const path = join(folder, 'race.json');
+    const values = Array.from({ length: 20 }, (_, index) =>
+      JSON.stringify({ index, pad: 'p'.repeat(10_000) }),
+    );
+    await Promise.all(values.map((value) => writeFileAtomic(path, value)));
+    expect(values).toContain(await readFile(path, 'utf8'));
+  });
+
+  it('fails with a StorageError naming the path when a file is in the way of a folder', async () => {
+    const blocker = join(folder, 'blocker');
+    await writeFile(blocker, 'a file, not a folder');
+    const path = join(blocker, 'inside.json');
+    let error: unknown;
+    try {
+      await writeFileAtomic(path, 'x');
+    } catch (caught) {
+      error = caught;
+    }
+    expect(StorageError.isInstance(error)).toBe(true);
+    expect((error as StorageError).path).toBe(path);
+    expect((error as StorageError).message).toContain(path);
+    expect((error as StorageError).message).toMatch(/ENOTDIR|EEXIST/);
+  });
+});
+
+describe('toStorageError', () => {
+  it('explains common errno codes and keeps the cause', () => {
+    for (const [code, text] of [
+      ['ENOSPC', 'disk is full'],
+      ['EACCES', 'permission denied'],
+      ['EROFS', 'read-only'],
+      ['EMFILE', 'too many open files'],
+    ] as const) {
+      const cause = Object.assign(new Error(`${code}: boom`), { code });
+      const error = toStorageError(cause, '/data/cards.json', 'write');
+      expect(StorageError.isInstance(error)).toBe(true);
+      expect(error.message.startsWith('Could not write /data/cards.json: ')).toBe(true);
+      expect(error.message).toContain(text);
+      expect(error.message).toContain(code);
+      expect(error.cause).toBe(cause);
+    }
+  });
+
+  it('passes ctxmem errors through and wraps anything else', () => {
+    const original = new StorageError({ message: 'already typed', path: undefined });
+    expect(toStorageError(original, '/x', 'read')).toBe(original);
+    const wrapped = toStorageError('weird', '/x', 'read');
+    expect(StorageError.isInstance(wrapped)).toBe(true);
+    expect(wrapped.message).toContain('weird');
+  });
+});
