@@ -270,6 +270,7 @@ function createSummarizer(
     complete,
     counter,
     contextWindow: dependencies.resolveContextWindow(options.model) ?? UNKNOWN_MODEL_CONTEXT_WINDOW,
+    name: `model:${options.model}`,
   });
   return dependencies.withFallback(model, extractive);
 }

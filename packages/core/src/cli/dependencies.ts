@@ -72,6 +72,7 @@ export interface CliDependencies {
     complete: CompleteFn;
     counter: TokenCounter;
     contextWindow: number;
+    name?: string;
   }): Summarizer;
   withFallback(primary: Summarizer, ...fallbacks: Summarizer[]): Summarizer;
   createFileOffloadStore(options: { root: string }): OffloadStore;

@@ -362,6 +362,56 @@ describe('ctxmem compact', () => {
     expect(result.stderr).toMatch(/No strategy ran|already/);
   });
 
+  it('summarizes through the OpenAI-compatible endpoint with --model', async () => {
+    const answer = {
+      summary: {
+        goal: ['Fix the failing CI tests and the duplicate postings in ledger-sync.'],
+        background: [],
+        keyFacts: ['MODEL-SUMMARY-MARKER: duplicates come from retried batches.'],
+        constraints: ['Never touch prod; prefer Python for scripts.'],
+        decisions: ['Timezone-aware datetimes: Berlin for the business day, UTC elsewhere.'],
+        todos: [],
+        snippets: [],
+      },
+      memories: [{ content: 'Mia prefers Python for scripts.', type: 'preference', tags: [] }],
+    };
+    let calls = 0;
+    const fetch = (async () => {
+      calls++;
+      return new Response(
+        JSON.stringify({ choices: [{ message: { content: JSON.stringify(answer) } }] }),
+        { status: 200 },
+      );
+    }) as typeof globalThis.fetch;
+    const result = await run(
+      [
+        'compact',
+        agentSession,
+        '--budget',
+        '6000',
+        '--model',
+        'gpt-4o-mini',
+        '--history',
+        'summary-only',
+        '--report-json',
+        'report.json',
+      ],
+      { env: { OPENAI_API_KEY: 'sk-test' }, fetch },
+    );
+    expect(result.code).toBe(0);
+    expect(calls).toBeGreaterThan(0);
+    expect(result.stderr).toMatch(
+      new RegExp(`summarizer\\s+model:gpt-4o-mini>extractive, ${calls} calls?\\n`),
+    );
+    expect(result.stdout).toContain('MODEL-SUMMARY-MARKER');
+    const report = JSON.parse(
+      await readFile(join(directory, 'report.json'), 'utf8'),
+    ) as CompactReportJson;
+    expect(report.summarizer).toBe('model:gpt-4o-mini>extractive');
+    expect(report.report.summarizerCalls).toBe(calls);
+    expect(report.cards).toContainEqual(expect.objectContaining({ type: 'preference' }));
+  });
+
   it('summarizes through the OpenAI-compatible endpoint with --model, and falls back when it fails', async () => {
     const requests: Array<{ url: string; authorization: string | undefined }> = [];
     const failingFetch = (async (url: string | URL | Request, init?: RequestInit) => {
