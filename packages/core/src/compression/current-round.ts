@@ -149,6 +149,36 @@ function planCurrentRound(
   return [...reasoning, ...results];
 }
 
+/**
+ * Tokens `current-round` could save by compressing everything it may touch, computed without
+ * writing to the offload store. Earlier strategies use it to tell whether the budget allows
+ * keeping recent history that would otherwise be summarized away.
+ */
+export function currentRoundSavings(
+  messages: readonly Message[],
+  context: Pick<CompressionContext, 'counter' | 'settings'>,
+): number {
+  const newestUser = lastUserIndex(messages);
+  if (newestUser === -1) return 0;
+  const previewChars = context.settings.offloadPreviewChars;
+  const placeholder = 'x'.repeat(40);
+  const changed = new Map<number, Message>();
+  for (const { index, transform } of planCurrentRound(messages, newestUser, previewChars)) {
+    changed.set(
+      index,
+      transform(changed.get(index) ?? messages[index]!, placeholder, previewChars),
+    );
+  }
+  let savings = 0;
+  for (const [index, message] of changed) {
+    savings += Math.max(
+      0,
+      context.counter.countMessage(messages[index]!) - context.counter.countMessage(message),
+    );
+  }
+  return savings;
+}
+
 async function applyTransform(
   original: Message,
   transform: Replacement['transform'],

@@ -1,7 +1,14 @@
-import type { CompressionStrategy } from '../contracts/index.js';
+import type { CompressionStrategy, MemoryCardDraft } from '../contracts/index.js';
+import { currentRoundSavings } from './current-round.js';
 import { promptLayout } from './layout.js';
-import { runStrategy } from './strategy-report.js';
-import { chooseCut, evictIntoSummary, historyCuts } from './summary-eviction.js';
+import { runStrategy, type StrategyOutcome } from './strategy-report.js';
+import { chooseCut, countKept, evictIntoSummary, historyCuts } from './summary-eviction.js';
+
+/**
+ * Summaries are estimated before they exist; when one comes out larger than estimated and the
+ * prompt is still over target, more rounds are folded in, at most this many summarizer calls.
+ */
+const MAX_PASSES = 3;
 
 /**
  * Strategy d (seed 002 strategy 4, seed 000's rolling summary): evicts the oldest rounds, cut
@@ -9,17 +16,50 @@ import { chooseCut, evictIntoSummary, historyCuts } from './summary-eviction.js'
  * system message right after the leading system messages. An existing summary goes to the
  * summarizer as `previousSummary`, so summaries never stack. It keeps at least
  * `minMessagesToKeep` messages before the current round when the budget allows, and evicts enough
- * to land at about `targetTokens` so the next turn does not compress again. The summarizer's cards
+ * to land at about `targetTokens` so the next turn does not compress again (folding in more
+ * rounds, up to three summarizer calls, when a summary comes out larger than estimated). The summarizer's cards
  * and fallback are reported; when it throws, the state is left unchanged.
  */
 export const summarizeRoundsStrategy: CompressionStrategy = {
   name: 'summarize-rounds',
   apply(state, context) {
     return runStrategy('summarize-rounds', state, context, async () => {
-      const layout = promptLayout(state.messages);
-      const cut = chooseCut(state, layout, context, historyCuts(state.messages, layout));
-      if (cut === undefined) return {};
-      return evictIntoSummary(state, layout, context, cut);
+      let current = state;
+      let messagesAffected = 0;
+      let summarizerCalls = 0;
+      const cards: MemoryCardDraft[] = [];
+      let fallback: StrategyOutcome['fallback'];
+      for (let pass = 0; pass < MAX_PASSES; pass++) {
+        const layout = promptLayout(current.messages);
+        const cut = chooseCut(current, layout, context, historyCuts(current.messages, layout));
+        if (cut === undefined) break;
+        // A further pass may not break `minMessagesToKeep` unless the budget itself is at stake.
+        if (
+          pass > 0 &&
+          countKept(current.messages, cut, layout.currentStart) <
+            context.settings.minMessagesToKeep &&
+          context.counter.countMessages(current.messages) -
+            currentRoundSavings(current.messages, context) <=
+            context.budgetTokens
+        ) {
+          break;
+        }
+        const eviction = await evictIntoSummary(current, layout, context, cut);
+        summarizerCalls += eviction.summarizerCalls;
+        cards.push(...eviction.cards);
+        fallback = eviction.fallback ?? fallback;
+        if (!eviction.state) break;
+        current = eviction.state;
+        messagesAffected += eviction.messagesAffected;
+        if (context.counter.countMessages(current.messages) <= context.targetTokens) break;
+      }
+      return {
+        ...(current === state ? {} : { state: current }),
+        messagesAffected,
+        summarizerCalls,
+        cards,
+        ...(fallback ? { fallback } : {}),
+      };
     });
   },
 };

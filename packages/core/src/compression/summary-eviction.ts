@@ -7,6 +7,7 @@ import type {
 } from '../contracts/index.js';
 import { isPairSafeCut, splitRounds } from '../messages/index.js';
 import { fitSummary, parseRenderedSummary } from '../summarize/index.js';
+import { currentRoundSavings } from './current-round.js';
 import { isSummaryMessage, type PromptLayout, summaryMessage, withLeadingBlock } from './layout.js';
 
 /** The rolling summary of `state`: its structured form, or the rendered summary message read back. */
@@ -30,15 +31,21 @@ export function historyCuts(messages: readonly Message[], layout: PromptLayout):
 }
 
 /** Messages in `[from, to)` that are not system messages (what a cut leaves in the history). */
-function countKept(messages: readonly Message[], from: number, to: number): number {
+export function countKept(messages: readonly Message[], from: number, to: number): number {
   let kept = 0;
   for (let index = from; index < to; index++) if (messages[index]!.role !== 'system') kept++;
   return kept;
 }
 
 /**
+ * How large a summary is estimated to be, as a share of the messages it folds in. An estimate on
+ * the small side evicts less; `summarize-rounds` then folds in more if the real summary overshoots.
+ */
+export const SUMMARY_SIZE_ESTIMATE = 0.25;
+
+/**
  * Picks the cut for a summary eviction. Estimates the prompt after each cut (the summary counted
- * at what it can grow to: the old summary plus the evicted messages, capped at `summaryMaxTokens`),
+ * as the old summary plus a quarter of the evicted messages, capped at `summaryMaxTokens`),
  * then prefers, in order: the smallest cut that keeps `minMessagesToKeep` messages and lands at or
  * under target; the largest cut that keeps them and fits the budget; the smallest cut that lands
  * at or under target; the smallest cut that fits the budget; everything.
@@ -68,7 +75,10 @@ export function chooseCut(
   const estimate = (cut: number) => {
     const evicted = prefix[cut]! - prefix[layout.historyStart]!;
     const hoisted = systemPrefix[cut]! - systemPrefix[layout.historyStart]!;
-    const summaryAfter = Math.min(settings.summaryMaxTokens, summaryTokens + evicted - hoisted);
+    const summaryAfter = Math.min(
+      settings.summaryMaxTokens,
+      summaryTokens + Math.ceil((evicted - hoisted) * SUMMARY_SIZE_ESTIMATE),
+    );
     return total - evicted + hoisted + emptySystem + summaryAfter;
   };
 
@@ -77,10 +87,15 @@ export function chooseCut(
   );
   const atTarget = (cut: number) => estimate(cut) <= context.targetTokens;
   const inBudget = (cut: number) => estimate(cut) <= context.budgetTokens;
+  // Whether the budget allows keeping recent history counts what compressing the current round
+  // will save: a huge tool result there is offloaded rather than the recent turns summarized.
+  const savings = currentRoundSavings(messages, context);
   const largestKeeping = keeping.at(-1);
   return (
     keeping.find(atTarget) ??
-    (largestKeeping !== undefined && inBudget(largestKeeping) ? largestKeeping : undefined) ??
+    (largestKeeping !== undefined && estimate(largestKeeping) - savings <= context.budgetTokens
+      ? largestKeeping
+      : undefined) ??
     cuts.find(atTarget) ??
     cuts.find(inBudget) ??
     cuts.at(-1)
