@@ -79,6 +79,12 @@ function checkScopeKey(scopeKey: unknown, argument: string): asserts scopeKey is
   }
 }
 
+function checkArray(value: unknown, argument: string): void {
+  if (!Array.isArray(value)) {
+    throw new InvalidArgumentError({ message: `${argument} must be an array`, argument });
+  }
+}
+
 function checkId(id: unknown, argument: string): asserts id is string {
   if (typeof id !== 'string' || id.length === 0) {
     throw new InvalidArgumentError({ message: `${argument} must be a non-empty string`, argument });
@@ -119,6 +125,7 @@ export function createBruteForceIndex({ dimensions }: BruteForceIndexOptions): M
     dimensions,
 
     async upsert(batch) {
+      checkArray(batch, 'items');
       // Validate the whole batch first: a bad item must not leave half of the batch applied.
       const prepared: Array<[string, StoredItem]> = batch.map((item: MemoryIndexItem, position) => {
         checkId(item?.id, `items[${position}].id`);
@@ -139,6 +146,7 @@ export function createBruteForceIndex({ dimensions }: BruteForceIndexOptions): M
     },
 
     async remove(ids) {
+      checkArray(ids, 'ids');
       ids.forEach((id, position) => {
         checkId(id, `ids[${position}]`);
       });

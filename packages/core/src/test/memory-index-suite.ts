@@ -315,6 +315,24 @@ export function testMemoryIndex(
       expect(index.size()).toBe(0);
     });
 
+    it('rejects malformed items, ids and scope keys', async () => {
+      const index = await open();
+      const vector = axis(dimensions, 0);
+      await rejectsWithInvalidArgument(() => index.upsert([{ id: '', vector, scopeKey: scope }]));
+      await rejectsWithInvalidArgument(() =>
+        index.upsert([{ id: 'a', vector, scopeKey: undefined as unknown as string }]),
+      );
+      await rejectsWithInvalidArgument(() =>
+        index.upsert([{ id: 'a', vector: [1, 0] as unknown as Float32Array, scopeKey: scope }]),
+      );
+      await rejectsWithInvalidArgument(() => index.upsert('a' as unknown as MemoryIndexItem[]));
+      await rejectsWithInvalidArgument(() => index.remove([42 as unknown as string]));
+      await rejectsWithInvalidArgument(() =>
+        index.query(vector, { k: 1, scopeKey: undefined as unknown as string }),
+      );
+      expect(index.size()).toBe(0);
+    });
+
     it('matches exact search through a random sequence of upserts and removes', async () => {
       const index = await open();
       const random = createRandom(42);
