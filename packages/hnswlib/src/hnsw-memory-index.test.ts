@@ -149,7 +149,6 @@ describe('HnswMemoryIndex small-scope exact search', () => {
   it('keeps its vector copies in step with updates and drops them when the scope grows', async () => {
     const index = await createHnswMemoryIndex({ dimensions, exactSearchMaxItems: 10 });
     await index.upsert(items(5));
-    await index.query(unit(0), { k: 3, scopeKey: 'scope' });
     expect(index.stats().cachedVectors).toBe(5);
 
     await index.upsert([{ id: 'item-4', vector: unit(6), scopeKey: 'scope' }]);
@@ -161,14 +160,29 @@ describe('HnswMemoryIndex small-scope exact search', () => {
     expect(
       (await index.query(unit(6), { k: 5, scopeKey: 'scope' })).map((hit) => hit.id),
     ).not.toContain('item-4');
+    expect(index.stats().cachedVectors).toBe(5);
 
+    // 34 items in `scope`: past twice the limit, its copies go; `elsewhere` keeps its one.
     await index.upsert(items(30, 'scope', 'bulk'));
+    expect(index.stats().cachedVectors).toBe(1);
     const hits = await index.query(unit(6), { k: 5, scopeKey: 'scope' });
     expect(hits).toHaveLength(5);
-    expect(index.stats().cachedVectors).toBe(0);
     const moved = await index.query(unit(6), { k: 5, scopeKey: 'elsewhere' });
     expect(moved.map((hit) => hit.id)).toEqual(['item-4']);
-    expect(index.stats().cachedVectors).toBe(1);
+    expect(moved[0]!.score).toBeCloseTo(1, 5);
+  });
+
+  it('reads the vectors of a small scope back from a loaded index', async () => {
+    const path = nextPath();
+    const index = await createHnswMemoryIndex({ dimensions, path });
+    await index.upsert([...items(5), { id: 'target', vector: unit(2), scopeKey: 'scope' }]);
+    await index.close();
+    const reopened = await createHnswMemoryIndex({ dimensions, path });
+    expect(reopened.stats().cachedVectors).toBe(0);
+    const hits = await reopened.query(unit(2), { k: 2, scopeKey: 'scope' });
+    expect(hits[0]).toMatchObject({ id: 'target' });
+    expect(hits[0]!.score).toBeCloseTo(1, 5);
+    expect(reopened.stats().cachedVectors).toBe(6);
   });
 });
 

@@ -472,6 +472,11 @@ export class HnswMemoryIndex implements MemoryIndex {
       this.#scopes.set(scopeKey, members);
     }
     members.labels.add(label);
+    const exactLimit = this.#exactSearchMaxItems();
+    // Copy the vector now, while it is at hand, if the scope will be searched exactly: reading it
+    // back from the native index later costs far more.
+    if (members.labels.size <= exactLimit) members.vectors ??= new Map();
+    else if (members.labels.size > exactLimit * 2) members.vectors = undefined;
     members.vectors?.set(label, Float32Array.from(vector));
   }
 
