@@ -7,7 +7,8 @@
  *   contents, a diff), a stretch in Chinese, and a final question that depends on the early turns.
  * - `ai-sdk-chat.json`: a small chat in AI SDK `ModelMessage` format, with one tool call.
  *
- * Run: `pnpm exec tsx examples/conversations/generate.ts`. Every text here is synthetic.
+ * Run: `pnpm exec tsx examples/conversations/generate.ts [output-folder]` (default: this folder).
+ * Every text here is synthetic.
  */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -1277,7 +1278,10 @@ const aiSdkChat = [
 
 // ---------------------------------------------------------------------------------------------
 
-const folder = fileURLToPath(new URL('.', import.meta.url));
+// An optional folder argument lets tests check that the committed files match the generator.
+const folder = process.argv[2]
+  ? `${process.argv[2].replace(/\/+$/, '')}/`
+  : fileURLToPath(new URL('.', import.meta.url));
 writeFileSync(`${folder}agent-session.json`, `${JSON.stringify(agentSession, null, 2)}\n`);
 writeFileSync(`${folder}ai-sdk-chat.json`, `${JSON.stringify(aiSdkChat, null, 2)}\n`);
 process.stdout.write(
