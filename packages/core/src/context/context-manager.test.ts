@@ -1,0 +1,325 @@
+import { describe, expect, it } from 'vitest';
+import type { Message, SummarizeRequest, Summarizer } from '../contracts/index.js';
+import { InvalidArgumentError } from '../errors/index.js';
+import { createInMemoryHistoryStore } from '../history/index.js';
+import { createInMemoryMemoryStore } from '../memory/index.js';
+import { checkToolPairing, lastUserMessage, messageText } from '../messages/index.js';
+import { createMemorySearch } from '../retrieval/index.js';
+import { createExtractiveSummarizer } from '../summarize/index.js';
+import { createScriptedComplete } from '../test/summarizers.js';
+import { createTokenCounter } from '../tokens/index.js';
+import { createMemoryTools } from '../tools/index.js';
+import { createContextManager } from './index.js';
+
+const counter = createTokenCounter();
+
+/** Wraps the extractive summarizer to count calls. */
+function countingSummarizer() {
+  const inner = createExtractiveSummarizer({ counter });
+  const calls: SummarizeRequest[] = [];
+  const summarizer: Summarizer = {
+    name: 'counting',
+    summarize(request) {
+      calls.push(request);
+      return inner.summarize(request);
+    },
+  };
+  return { summarizer, calls };
+}
+
+const topics = [
+  'billing',
+  'deployment',
+  'testing',
+  'logging',
+  'caching',
+  'search',
+  'auth',
+  'metrics',
+];
+
+/** One round of a tool-using conversation (user, assistant tool calls, results, answer). */
+function round(turn: number): Message[] {
+  const topic = topics[turn % topics.length]!;
+  return [
+    {
+      role: 'user',
+      content: `Turn ${turn}: please look into the ${topic} module and report what you find.`,
+    },
+    {
+      role: 'assistant',
+      content: [
+        { type: 'text', text: `Checking ${topic}.` },
+        {
+          type: 'tool-call',
+          toolCallId: `call-${turn}-a`,
+          toolName: 'read_file',
+          input: { path: `src/${topic}.ts` },
+        },
+        {
+          type: 'tool-call',
+          toolCallId: `call-${turn}-b`,
+          toolName: 'grep',
+          input: { pattern: topic },
+        },
+      ],
+    },
+    {
+      role: 'tool',
+      content: [
+        {
+          type: 'tool-result',
+          toolCallId: `call-${turn}-a`,
+          toolName: 'read_file',
+          output: { type: 'text', value: `export function ${topic}() {}\n`.repeat(12) },
+        },
+        {
+          type: 'tool-result',
+          toolCallId: `call-${turn}-b`,
+          toolName: 'grep',
+          output: { type: 'json', value: { matches: turn % 7 } },
+        },
+      ],
+    },
+    { role: 'assistant', content: `The ${topic} module looks fine in turn ${turn}.` },
+  ];
+}
+
+function checkPrompt(prompt: readonly Message[], history: readonly Message[], budget: number) {
+  expect(counter.countMessages(prompt)).toBeLessThanOrEqual(budget);
+  expect(prompt[0]).toEqual(history[0]);
+  expect(checkToolPairing(prompt)).toEqual([]);
+  expect(lastUserMessage(prompt)).toEqual(lastUserMessage(history));
+}
+
+describe('createContextManager', () => {
+  it('needs a context window it can trust', () => {
+    expect(() => createContextManager({ model: 'my-private-model' })).toThrow(InvalidArgumentError);
+    expect(() => createContextManager({ contextWindow: -5 })).toThrow(InvalidArgumentError);
+    expect(createContextManager({ model: 'gpt-4o' }).budget.contextWindow).toBe(128_000);
+  });
+
+  it('returns a history under the threshold unchanged', async () => {
+    const { summarizer, calls } = countingSummarizer();
+    const manager = createContextManager({ contextWindow: 100_000, summarizer });
+    const history: Message[] = [{ role: 'system', content: 'You are terse.' }, ...round(1)];
+    const prepared = await manager.prepare(history);
+    expect(prepared.messages).toEqual(history);
+    expect(prepared.compacted).toBe(false);
+    expect(prepared.tokens).toBe(counter.countMessages(history));
+    expect(calls).toHaveLength(0);
+  });
+
+  it('keeps a growing agent loop inside the budget, summarizing once per threshold crossing', async () => {
+    const { summarizer, calls } = countingSummarizer();
+    const manager = createContextManager({ contextWindow: 6_000, summarizer, counter });
+    const history: Message[] = [{ role: 'system', content: 'You are a careful coding agent.' }];
+    let compactions = 0;
+    let calls_ = 0;
+    for (let turn = 1; turn <= 80; turn++) {
+      const messages = round(turn);
+      // The host resends the whole history at every step of the tool loop, as the AI SDK does.
+      for (const step of [1, 3, 4]) {
+        const prompt = await manager.prepare([...history, ...messages.slice(0, step)]);
+        checkPrompt(
+          prompt.messages,
+          [...history, ...messages.slice(0, step)],
+          manager.budget.budgetTokens,
+        );
+        calls_++;
+        if (prompt.compacted) compactions++;
+      }
+      history.push(...messages);
+    }
+    expect(compactions).toBeGreaterThan(2);
+    // Compacting to 60% of the window leaves room for many calls before the next compaction.
+    expect(compactions).toBeLessThan(calls_ / 5);
+    expect(calls.length).toBeLessThanOrEqual(compactions * 2);
+    // Rolling summary: the previous summary is handed back, never stacked.
+    expect(
+      calls.at(-1)!.messages.filter((message) => message.ctxmem?.kind === 'summary').length,
+    ).toBeLessThanOrEqual(1);
+  });
+
+  it('reuses the compaction of a prefix instead of summarizing again', async () => {
+    const { summarizer, calls } = countingSummarizer();
+    const manager = createContextManager({ contextWindow: 6_000, summarizer, counter });
+    const history: Message[] = [{ role: 'system', content: 'sys' }];
+    for (let turn = 1; turn <= 45; turn++) history.push(...round(turn));
+    history.push({ role: 'user', content: 'And now?' });
+    const first = await manager.prepare(history);
+    expect(first.compacted).toBe(true);
+    const summarizerCalls = calls.length;
+    // The same history as new objects (a host re-converting its messages) plus one reply.
+    const next = [
+      ...structuredClone(history),
+      { role: 'assistant', content: 'Done.' } as Message,
+      { role: 'user', content: 'Thanks' } as Message,
+    ];
+    const second = await manager.prepare(next);
+    expect(second.compacted).toBe(false);
+    expect(calls.length).toBe(summarizerCalls);
+    expect(second.messages.slice(0, first.messages.length)).toEqual(first.messages);
+  });
+
+  it('records the original history once, recallable after compaction', async () => {
+    const historyStore = createInMemoryHistoryStore();
+    const manager = createContextManager({ contextWindow: 6_000, counter, historyStore });
+    const history: Message[] = [{ role: 'system', content: 'sys' }];
+    for (let turn = 1; turn <= 30; turn++) {
+      history.push(...round(turn));
+      await manager.prepare(history);
+    }
+    const scope = {};
+    expect(await historyStore.count(scope)).toBe(history.length);
+    const tools = createMemoryTools({ history: historyStore, offload: manager.offloadStore });
+    const recall = tools.recall_conversation!;
+    const result = (await recall.execute(recall.parseInput({ turn_numbers: [1] }) as never, {
+      scope,
+    })) as {
+      turns: Array<{ turn: number; messages: Array<{ text: string }> }>;
+    };
+    expect(result.turns[0]!.messages[0]!.text).toBe(messageText(history[1]!));
+  });
+
+  it('remembers a preference across compactions and injects it when asked (seed 003)', async () => {
+    const memoryStore = createInMemoryMemoryStore();
+    const search = createMemorySearch({ store: memoryStore });
+    const manager = createContextManager({
+      contextWindow: 6_000,
+      counter,
+      memory: { store: memoryStore, search },
+    });
+    const scope = { userId: 'alice' };
+    const history: Message[] = [
+      { role: 'system', content: 'You are a helpful assistant.' },
+      {
+        role: 'user',
+        content: 'Remember this preference: I prefer Python for scripting, not JavaScript.',
+      },
+      { role: 'assistant', content: 'Noted: you prefer Python for scripting.' },
+    ];
+    let compactions = 0;
+    for (let turn = 1; turn <= 50; turn++) {
+      history.push(...round(turn));
+      const prepared = await manager.prepare(history, { scope });
+      if (prepared.compacted) compactions++;
+    }
+    expect(compactions).toBeGreaterThanOrEqual(2);
+    history.push({ role: 'user', content: 'Which language did I say I prefer for scripting?' });
+    const prepared = await manager.prepare(history, { scope });
+    const injection = prepared.messages.find(
+      (message) => message.ctxmem?.kind === 'memory-injection',
+    );
+    expect(injection).toBeDefined();
+    expect(messageText(injection!)).toMatch(/Python/);
+    expect(prepared.messages.at(-2)).toBe(injection);
+    expect(prepared.tokens).toBeLessThanOrEqual(manager.budget.budgetTokens);
+    // Another user never sees Alice's memories.
+    const bob = await manager.prepare(
+      [{ role: 'user', content: 'Which language do I prefer for scripting?' }],
+      {
+        scope: { userId: 'bob' },
+      },
+    );
+    expect(bob.messages.some((message) => message.ctxmem?.kind === 'memory-injection')).toBe(false);
+  });
+
+  it('keeps the history when the summarizer fails and never stores its error text', async () => {
+    const failing: Summarizer = {
+      name: 'broken',
+      summarize: async () => {
+        throw new Error('rate limited: 429 Too Many Requests');
+      },
+    };
+    const historyStore = createInMemoryHistoryStore();
+    const manager = createContextManager({
+      contextWindow: 6_000,
+      counter,
+      summarizer: failing,
+      historyStore,
+    });
+    const history: Message[] = [{ role: 'system', content: 'sys' }];
+    for (let turn = 1; turn <= 45; turn++) history.push(...round(turn));
+    history.push({ role: 'user', content: 'Summarize please.' });
+    const prepared = await manager.prepare(history);
+    expect(prepared.compacted).toBe(true);
+    checkPrompt(prepared.messages, history, manager.budget.budgetTokens);
+    expect(JSON.stringify(prepared.messages)).not.toContain('429 Too Many Requests');
+    // The extractive summarizer took over and said so.
+    const fallback = prepared.report!.strategies.find((report) => report.fallback)?.fallback;
+    expect(fallback?.from).toBe('broken');
+    expect(prepared.messages.some((message) => message.ctxmem?.kind === 'summary')).toBe(true);
+    expect(await historyStore.count({})).toBe(history.length);
+  });
+
+  it('runs the memory flush once per compaction cycle, silently', async () => {
+    const complete = createScriptedComplete(
+      ['{"long_term":[{"content":"User prefers tabs","type":"preference"}],"daily":[]}'],
+      {
+        repeatLast: true,
+      },
+    );
+    const memoryStore = createInMemoryMemoryStore();
+    const events: string[] = [];
+    const manager = createContextManager({
+      contextWindow: 6_000,
+      counter,
+      memory: { store: memoryStore },
+      flush: { complete },
+      onEvent: (event) => events.push(event.type),
+    });
+    const history: Message[] = [{ role: 'system', content: 'sys' }];
+    for (let turn = 1; turn <= 60; turn++) {
+      history.push(...round(turn));
+      await manager.prepare(history);
+    }
+    await manager.idle();
+    const flushes = events.filter((type) => type === 'memory-flush').length;
+    const compactions = events.filter((type) => type === 'compaction').length;
+    expect(flushes).toBeGreaterThanOrEqual(1);
+    expect(flushes).toBeLessThanOrEqual(compactions + 1);
+    expect(complete.requests.length).toBe(flushes);
+    expect((await memoryStore.list({})).map((card) => card.content)).toContain('User prefers tabs');
+  });
+
+  it('prepares the next compaction in the background when asked', async () => {
+    const { summarizer, calls } = countingSummarizer();
+    const manager = createContextManager({
+      contextWindow: 6_000,
+      counter,
+      summarizer,
+      backgroundCompaction: true,
+    });
+    const history: Message[] = [{ role: 'system', content: 'sys' }];
+    let synchronous = 0;
+    for (let turn = 1; turn <= 40; turn++) {
+      history.push(...round(turn));
+      const prepared = await manager.prepare(history);
+      if (prepared.compacted) synchronous++;
+      await manager.idle();
+      checkPrompt(prepared.messages, history, manager.budget.budgetTokens);
+    }
+    expect(calls.length).toBeGreaterThan(0);
+    // Background work made the foreground compactions rare: the summary was ready in time.
+    expect(synchronous).toBeLessThan(calls.length);
+  });
+
+  it('never lets two sessions see each other’s compaction', async () => {
+    const manager = createContextManager({ contextWindow: 6_000, counter });
+    const histories = ['a', 'b'].map((name) => {
+      const history: Message[] = [{ role: 'system', content: `system of ${name}` }];
+      for (let turn = 1; turn <= 25; turn++) history.push(...round(turn));
+      history.push({ role: 'user', content: `question from ${name}` });
+      return history;
+    });
+    const [a, b] = await Promise.all(
+      histories.map((history, index) =>
+        manager.prepare(history, { scope: { sessionId: `s${index}` } }),
+      ),
+    );
+    expect(messageText(a!.messages[0]!)).toBe('system of a');
+    expect(messageText(b!.messages[0]!)).toBe('system of b');
+    expect(JSON.stringify(a!.messages)).not.toContain('question from b');
+  });
+});

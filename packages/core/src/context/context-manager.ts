@@ -1,0 +1,527 @@
+import { type Budget, checkTrigger, resolveBudget, resolveContextWindow } from '../budget/index.js';
+import { compact, type HistoryMode } from '../compression/index.js';
+import type {
+  CompactionReport,
+  CompleteFn,
+  CompressionSettings,
+  EventListener,
+  HistoryStore,
+  MemoryCardDraft,
+  MemoryStore,
+  Message,
+  OffloadStore,
+  Scope,
+  StructuredSummary,
+  Summarizer,
+  TokenCounter,
+} from '../contracts/index.js';
+import { ConflictError, CtxmemError, InvalidArgumentError } from '../errors/index.js';
+import { flushThresholdTokens, requestFlushNotes, writeFlushNotes } from '../flush/index.js';
+import {
+  type MemorySearcher,
+  placeMemoryInjection,
+  renderMemoryInjection,
+} from '../inject/index.js';
+import { lastUserMessage, messageText } from '../messages/index.js';
+import { createInMemoryOffloadStore } from '../offload/index.js';
+import { scopeKey } from '../storage/index.js';
+import { createExtractiveSummarizer, withFallback } from '../summarize/index.js';
+import { createTokenCounter } from '../tokens/index.js';
+import { KeyedLru, KeyedMutex } from './keyed-lru.js';
+import { messageFingerprint } from './message-fingerprint.js';
+
+export interface MemoryOptions {
+  /** Where extracted memory cards are stored. */
+  store?: MemoryStore;
+  /** Finds relevant memories for injection and `search_memory`. */
+  search?: MemorySearcher;
+  /** Inject relevant memories before the newest user message. @default true when `search` is set */
+  inject?: boolean;
+  /** Memories injected at most. @default 5 */
+  topK?: number;
+  /** Token budget of the injected block. @default 800 */
+  maxTokens?: number;
+  /** Give up on the search after this long and send the prompt without memories. @default 2000 */
+  searchTimeoutMs?: number;
+}
+
+export interface FlushOptions {
+  /** The model call for the silent turn. */
+  complete: CompleteFn;
+  /** Folder for `MEMORY.md` and `memory/YYYY-MM-DD.md`. When unset, notes go only to the card store. */
+  root?: string;
+  /** @default 20000 */
+  reserveFloor?: number;
+  /** @default 4000 */
+  softThreshold?: number;
+  /** @default 30000 */
+  timeoutMs?: number;
+}
+
+export interface ContextManagerOptions {
+  /** Model id: picks the context window from the registry and the token encoding. */
+  model?: string;
+  /** Context window in tokens. @default from the model registry (required when the model is unknown) */
+  contextWindow?: number;
+  /** Compact when the prompt reaches this share of the window. @default 0.8 */
+  threshold?: number;
+  /** After a compaction the prompt lands near this share of the window. @default 0.6 */
+  retainedRatio?: number;
+  /** Tokens kept free for the next turn. @default { ratio: 0.1, min: 2000 } */
+  reserve?: { ratio?: number; min?: number };
+  /** Also compact when the history holds more messages than this. @default undefined (off) */
+  maxMessages?: number;
+  /** @default 'compressed' */
+  history?: HistoryMode;
+  /** Strategy settings (tool-run threshold, offload size, messages kept, ...). */
+  settings?: Partial<CompressionSettings>;
+  /** @default createTokenCounter({ model }) */
+  counter?: TokenCounter;
+  /**
+   * Summarizes evicted rounds. The extractive summarizer is always kept as its fallback.
+   * @default the extractive summarizer (no model)
+   */
+  summarizer?: Summarizer;
+  /** @default an in-memory offload store */
+  offloadStore?: OffloadStore;
+  /** Keeps the original history (for `recall_conversation`) and the working state across processes. */
+  historyStore?: HistoryStore;
+  memory?: MemoryOptions;
+  /** The silent memory-flush turn before compaction. Off unless set. */
+  flush?: FlushOptions;
+  /**
+   * Compact in the background once the prompt passes `threshold − 0.1`, so that the summary is
+   * ready when the threshold is reached and the user's turn waits for nothing. @default false
+   */
+  backgroundCompaction?: boolean;
+  /** Sessions whose compaction state is kept in memory. @default 1000 */
+  cacheSize?: number;
+  onEvent?: EventListener;
+}
+
+export interface PrepareOptions {
+  /** Whose conversation this is. @default {} */
+  scope?: Scope;
+  /** Compact now, even under the threshold (manual trigger). @default false */
+  force?: boolean;
+  abortSignal?: AbortSignal;
+}
+
+export interface PrepareResult {
+  /** The prompt to send: within the budget, pairs intact, newest user message verbatim. */
+  messages: Message[];
+  /** Tokens of `messages`. */
+  tokens: number;
+  /** Whether a compaction ran in this call. */
+  compacted: boolean;
+  report?: CompactionReport;
+  /** Memory cards extracted by this call's compaction. */
+  cards: MemoryCardDraft[];
+  /** Number of memories injected. */
+  injected: number;
+}
+
+interface CompactionEntry {
+  /** Fingerprints of the original messages the compacted output stands for. */
+  covered: string[];
+  /** The compacted form of those messages. */
+  output: Message[];
+  summary?: StructuredSummary;
+  cycle: number;
+  flushedCycle?: number;
+  /** Version of the working state in the history store. */
+  version: number;
+}
+
+interface SessionState {
+  entry?: CompactionEntry;
+  /** How many original messages were appended to the history store. */
+  recorded?: number;
+  flushedCycle?: number;
+  background?: Promise<void>;
+}
+
+export interface ContextManager {
+  readonly budget: Budget;
+  readonly counter: TokenCounter;
+  readonly offloadStore: OffloadStore;
+  readonly historyStore: HistoryStore | undefined;
+  /** Turns a history into a prompt that fits the budget. */
+  prepare(messages: readonly Message[], options?: PrepareOptions): Promise<PrepareResult>;
+  /** Forgets a session's compaction state (and its history and working state in the store). */
+  clear(scope?: Scope): Promise<void>;
+  /** Resolves when background work (flushes, background compactions) has settled. */
+  idle(): Promise<void>;
+}
+
+function matchesPrefix(entry: CompactionEntry, fingerprints: readonly string[]): boolean {
+  if (entry.covered.length > fingerprints.length) return false;
+  for (let index = entry.covered.length - 1; index >= 0; index--) {
+    if (entry.covered[index] !== fingerprints[index]) return false;
+  }
+  return true;
+}
+
+function withTimeout<Result>(promise: Promise<Result>, timeoutMs: number): Promise<Result> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * The stateful heart of ctxmem: counts, triggers, compacts, remembers the compaction of each
+ * session's prefix (so a host that resends the whole history does O(new) work), records the
+ * original history, flushes and injects memories. Adapters only convert messages and call
+ * `prepare`.
+ */
+export function createContextManager(options: ContextManagerOptions = {}): ContextManager {
+  const {
+    model,
+    threshold = 0.8,
+    retainedRatio = 0.6,
+    reserve,
+    maxMessages,
+    history = 'compressed',
+    settings,
+    historyStore,
+    memory,
+    flush,
+    backgroundCompaction = false,
+    cacheSize = 1_000,
+    onEvent,
+  } = options;
+  const resolvedWindow = options.contextWindow ?? (model ? resolveContextWindow(model) : undefined);
+  if (resolvedWindow === undefined) {
+    throw new InvalidArgumentError({
+      message: model
+        ? `Unknown context window for model "${model}": pass contextWindow.`
+        : 'Pass contextWindow or a known model id.',
+      argument: 'contextWindow',
+    });
+  }
+  const contextWindow = resolvedWindow;
+  const budget = resolveBudget({ contextWindow, threshold, retainedRatio, reserve, maxMessages });
+  const counter = options.counter ?? createTokenCounter(model ? { model } : {});
+  const extractive = createExtractiveSummarizer({ counter });
+  // Fail closed: whatever summarizer the user gives, the extractive one is the last fallback.
+  const summarizer = options.summarizer ? withFallback(options.summarizer, extractive) : extractive;
+  const offloadStore = options.offloadStore ?? createInMemoryOffloadStore();
+  const sessions = new KeyedLru<SessionState>(cacheSize);
+  const mutex = new KeyedMutex();
+  const background = new Set<Promise<unknown>>();
+  const flushTokens = flush
+    ? flushThresholdTokens({
+        contextWindow,
+        triggerTokens: budget.triggerTokens,
+        ...(flush.reserveFloor === undefined ? {} : { reserveFloor: flush.reserveFloor }),
+        ...(flush.softThreshold === undefined ? {} : { softThreshold: flush.softThreshold }),
+      })
+    : Number.POSITIVE_INFINITY;
+  const injectEnabled = memory?.search !== undefined && memory.inject !== false;
+
+  const track = (promise: Promise<unknown>) => {
+    background.add(promise);
+    promise.finally(() => background.delete(promise));
+  };
+
+  function session(key: string): SessionState {
+    let state = sessions.get(key);
+    if (!state) {
+      state = {};
+      sessions.set(key, state);
+    }
+    return state;
+  }
+
+  async function storeCards(scope: Scope, cards: readonly MemoryCardDraft[]) {
+    if (!memory?.store || cards.length === 0) return;
+    try {
+      await memory.store.add(scope, cards);
+    } catch (error) {
+      // Losing extracted cards must not fail the user's turn; the history itself is intact.
+      onEvent?.({ type: 'memory-flush', scope, stored: 0, skipped: true, error: errorText(error) });
+    }
+  }
+
+  function startFlush(
+    scope: Scope,
+    messages: readonly Message[],
+    state: SessionState,
+    cycle: number,
+  ) {
+    if (!flush || state.flushedCycle === cycle) return;
+    state.flushedCycle = cycle;
+    const run = (async () => {
+      try {
+        const notes = await withTimeout(
+          requestFlushNotes({
+            complete: flush.complete,
+            messages,
+            counter,
+            maxInputTokens: Math.floor(contextWindow * 0.5),
+            source: 'memory-flush',
+          }),
+          flush.timeoutMs ?? 30_000,
+        );
+        if (!notes) {
+          onEvent?.({ type: 'memory-flush', scope, stored: 0, skipped: true });
+          return;
+        }
+        if (flush.root) await writeFlushNotes({ root: flush.root, scope, notes });
+        await storeCards(scope, notes.longTerm);
+        onEvent?.({
+          type: 'memory-flush',
+          scope,
+          stored: notes.longTerm.length + notes.daily.length,
+          skipped: false,
+        });
+      } catch (error) {
+        // Seed 003: a failed silent turn is logged, never shown to the user, never blocks the turn.
+        onEvent?.({
+          type: 'memory-flush',
+          scope,
+          stored: 0,
+          skipped: true,
+          error: errorText(error),
+        });
+      }
+    })();
+    track(run);
+  }
+
+  async function restoreEntry(
+    scope: Scope,
+    fingerprints: readonly string[],
+    messages: readonly Message[],
+  ) {
+    if (!historyStore) return undefined;
+    const stored = await historyStore.getState(scope);
+    if (!stored || stored.summarizedCount > messages.length) return undefined;
+    const entry: CompactionEntry = {
+      covered: fingerprints.slice(0, stored.summarizedCount),
+      output: stored.messages,
+      cycle: stored.cycle,
+      version: stored.version,
+      ...(stored.summary ? { summary: stored.summary } : {}),
+      ...(stored.flushedCycle === undefined ? {} : { flushedCycle: stored.flushedCycle }),
+    };
+    return entry;
+  }
+
+  async function persistEntry(scope: Scope, entry: CompactionEntry): Promise<CompactionEntry> {
+    if (!historyStore) return entry;
+    try {
+      const version = await historyStore.setState(
+        scope,
+        {
+          messages: entry.output,
+          summarizedCount: entry.covered.length,
+          cycle: entry.cycle,
+          ...(entry.summary ? { summary: entry.summary } : {}),
+          ...(entry.flushedCycle === undefined ? {} : { flushedCycle: entry.flushedCycle }),
+        },
+        entry.version,
+      );
+      return { ...entry, version };
+    } catch (error) {
+      // Another instance compacted this session first: its state wins, ours is not written, so
+      // two instances never both store a summary.
+      if (!ConflictError.isInstance(error)) throw error;
+      const stored = await historyStore.getState(scope);
+      return { ...entry, version: stored?.version ?? entry.version };
+    }
+  }
+
+  async function runCompaction(
+    scope: Scope,
+    working: readonly Message[],
+    fingerprints: readonly string[],
+    previous: CompactionEntry | undefined,
+    trigger: NonNullable<ReturnType<typeof checkTrigger>>,
+    abortSignal: AbortSignal | undefined,
+    state: SessionState,
+  ) {
+    const result = await compact(working, {
+      budgetTokens: budget.budgetTokens,
+      targetTokens: budget.targetTokens,
+      counter,
+      summarizer,
+      offloadStore,
+      scope,
+      history,
+      ...(settings ? { settings } : {}),
+      ...(previous?.summary ? { previousSummary: previous.summary } : {}),
+      force: trigger === 'manual',
+      trigger,
+      ...(abortSignal ? { abortSignal } : {}),
+      ...(onEvent ? { onEvent } : {}),
+    });
+    const entry = await persistEntry(scope, {
+      covered: [...fingerprints],
+      output: result.messages,
+      cycle: (previous?.cycle ?? 0) + 1,
+      version: previous?.version ?? 0,
+      ...(result.summary ? { summary: result.summary } : {}),
+      ...(state.flushedCycle === undefined ? {} : { flushedCycle: state.flushedCycle }),
+    });
+    await storeCards(scope, result.cards);
+    return { result, entry };
+  }
+
+  async function inject(
+    scope: Scope,
+    messages: Message[],
+    tokens: number,
+    abortSignal?: AbortSignal,
+  ) {
+    if (!injectEnabled || !memory?.search) return { messages, tokens, injected: 0 };
+    const newest = lastUserMessage(messages);
+    if (!newest) return { messages, tokens, injected: 0 };
+    const room = Math.min(memory.maxTokens ?? 800, budget.budgetTokens - tokens);
+    if (room <= 0) return { messages, tokens, injected: 0 };
+    try {
+      const hits = await withTimeout(
+        memory.search.search(scope, messageText(newest), {
+          topK: memory.topK ?? 5,
+          ...(abortSignal ? { abortSignal } : {}),
+        }),
+        memory.searchTimeoutMs ?? 2_000,
+      );
+      const rendered = renderMemoryInjection(hits, {
+        counter,
+        // The injected message costs its text plus the per-message overhead.
+        maxTokens: room - counter.countMessage({ role: 'user', content: '' }),
+        topK: memory.topK ?? 5,
+      });
+      if (!rendered) return { messages, tokens, injected: 0 };
+      const injected = placeMemoryInjection(messages, rendered.text);
+      const injectedTokens = counter.countMessages(injected);
+      if (injectedTokens > budget.budgetTokens) return { messages, tokens, injected: 0 };
+      onEvent?.({
+        type: 'memory-injection',
+        scope,
+        cards: rendered.cards.length,
+        tokens: injectedTokens - tokens,
+      });
+      return { messages: injected, tokens: injectedTokens, injected: rendered.cards.length };
+    } catch (error) {
+      onEvent?.({ type: 'memory-injection', scope, cards: 0, tokens: 0 });
+      if (CtxmemError.isInstance(error) && error.name === 'CtxmemScopeRequiredError') throw error;
+      return { messages, tokens, injected: 0 };
+    }
+  }
+
+  async function prepareLocked(
+    key: string,
+    messages: readonly Message[],
+    { scope = {}, force = false, abortSignal }: PrepareOptions,
+  ): Promise<PrepareResult> {
+    const state = session(key);
+    const fingerprints = messages.map(messageFingerprint);
+
+    if (historyStore) {
+      state.recorded ??= await historyStore.count(scope);
+      if (messages.length > state.recorded) {
+        await historyStore.append(scope, messages.slice(state.recorded));
+        state.recorded = messages.length;
+      }
+    }
+
+    let entry = state.entry;
+    if (entry && !matchesPrefix(entry, fingerprints)) entry = undefined;
+    if (!entry && !state.entry) entry = await restoreEntry(scope, fingerprints, messages);
+    const working = entry
+      ? [...entry.output, ...messages.slice(entry.covered.length)]
+      : [...messages];
+
+    let tokens = counter.countMessages(working);
+    const cycle = entry?.cycle ?? 0;
+    if (tokens >= flushTokens) startFlush(scope, messages, state, cycle);
+
+    const trigger = checkTrigger(tokens, working.length, budget, { manual: force });
+    let output: Message[] = working;
+    let report: CompactionReport | undefined;
+    let cards: MemoryCardDraft[] = [];
+    if (trigger) {
+      const { result, entry: next } = await runCompaction(
+        scope,
+        working,
+        fingerprints,
+        entry,
+        trigger,
+        abortSignal,
+        state,
+      );
+      state.entry = next;
+      output = result.messages;
+      report = result.report;
+      cards = result.cards;
+      tokens = counter.countMessages(output);
+    } else {
+      if (entry) state.entry = entry;
+      if (
+        backgroundCompaction &&
+        !state.background &&
+        tokens >= budget.triggerTokens - 0.1 * contextWindow
+      ) {
+        const snapshot = [...working];
+        const covered = [...fingerprints];
+        const run = runCompaction(scope, snapshot, covered, entry, 'threshold', undefined, state)
+          .then(({ entry: next }) => {
+            // Adopt it only if no newer compaction happened meanwhile.
+            if (state.entry === entry || state.entry === undefined) state.entry = next;
+          })
+          .catch((error: unknown) => {
+            onEvent?.({
+              type: 'summarizer-fallback',
+              scope,
+              from: 'background-compaction',
+              reason: errorText(error),
+            });
+          })
+          .finally(() => {
+            state.background = undefined;
+          });
+        state.background = run;
+        track(run);
+      }
+    }
+
+    const injected = await inject(scope, output, tokens, abortSignal);
+    return {
+      messages: injected.messages,
+      tokens: injected.tokens,
+      compacted: trigger !== undefined,
+      ...(report ? { report } : {}),
+      cards,
+      injected: injected.injected,
+    };
+  }
+
+  return {
+    budget,
+    counter,
+    offloadStore,
+    historyStore,
+    prepare(messages, prepareOptions = {}) {
+      const key = scopeKey(prepareOptions.scope ?? {});
+      return mutex.run(key, () => prepareLocked(key, messages, prepareOptions));
+    },
+    async clear(scope = {}) {
+      const key = scopeKey(scope);
+      await mutex.run(key, async () => {
+        sessions.delete(key);
+        await historyStore?.clear(scope);
+      });
+    },
+    async idle() {
+      while (background.size > 0) await Promise.allSettled([...background]);
+    },
+  };
+}

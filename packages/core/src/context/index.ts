@@ -1,0 +1,10 @@
+export {
+  type ContextManager,
+  type ContextManagerOptions,
+  createContextManager,
+  type FlushOptions,
+  type MemoryOptions,
+  type PrepareOptions,
+  type PrepareResult,
+} from './context-manager.js';
+export { hashString, messageFingerprint } from './message-fingerprint.js';
