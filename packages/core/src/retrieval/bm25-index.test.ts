@@ -1,0 +1,133 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { InvalidArgumentError } from '../errors/index.js';
+import { createBm25Index } from './index.js';
+
+function thrown(action: () => unknown): unknown {
+  try {
+    action();
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+}
+
+describe('createBm25Index', () => {
+  const documents = {
+    python: 'The user prefers Python for scripting tasks',
+    deploy: 'Never deploy on Fridays',
+    gpu: 'The team chose an A100 GPU for training',
+    rust: 'The user is learning Rust on weekends',
+  };
+
+  function filled() {
+    const index = createBm25Index();
+    for (const [id, text] of Object.entries(documents)) index.upsert(id, text);
+    return index;
+  }
+
+  it('finds the documents that share terms with the query, best first', () => {
+    const hits = filled().search('which GPU did they pick for training?', 10);
+    expect(hits.map((hit) => hit.id)).toEqual(['gpu']);
+    expect(hits[0]!.score).toBeGreaterThan(0);
+  });
+
+  it('ranks a rare shared term above a common one', () => {
+    // "user" is in two documents, "weekends" in one.
+    const hits = filled().search('user weekends', 10);
+    expect(hits[0]!.id).toBe('rust');
+    expect(hits.map((hit) => hit.id)).toContain('python');
+  });
+
+  it('matches other word forms through stemming', () => {
+    expect(
+      filled()
+        .search('deploying', 5)
+        .map((hit) => hit.id),
+    ).toEqual(['deploy']);
+    expect(
+      filled()
+        .search('friday', 5)
+        .map((hit) => hit.id),
+    ).toEqual(['deploy']);
+  });
+
+  it('replaces a document on upsert and forgets it on remove', () => {
+    const index = filled();
+    index.upsert('python', 'The user prefers Go for scripting tasks');
+    expect(index.search('python', 5)).toEqual([]);
+    expect(index.search('go', 5).map((hit) => hit.id)).toEqual(['python']);
+    expect(index.size).toBe(4);
+    expect(index.remove('python')).toBe(true);
+    expect(index.remove('python')).toBe(false);
+    expect(index.has('python')).toBe(false);
+    expect(index.search('scripting', 5)).toEqual([]);
+    expect(index.size).toBe(3);
+  });
+
+  it('returns at most k hits and honours a filter', () => {
+    const index = filled();
+    expect(index.search('user', 1)).toHaveLength(1);
+    expect(index.search('user', 0)).toEqual([]);
+    expect(
+      index.search('user', 5, { filter: (id) => id !== 'python' }).map((hit) => hit.id),
+    ).toEqual(['rust']);
+  });
+
+  it('breaks ties by id, whatever the insertion order', () => {
+    const index = createBm25Index();
+    index.upsert('b', 'same words here');
+    index.upsert('a', 'same words here');
+    expect(index.search('words', 2).map((hit) => hit.id)).toEqual(['a', 'b']);
+  });
+
+  it('gives idealScore as the score of an average document holding every query term once', () => {
+    const index = createBm25Index({ b: 0 });
+    index.upsert('1', 'alpha beta');
+    index.upsert('2', 'gamma delta');
+    const [hit] = index.search('alpha beta', 1);
+    expect(hit!.score).toBeCloseTo(index.idealScore('alpha beta'), 10);
+    expect(index.idealScore('alpha unknown')).toBeGreaterThan(index.idealScore('alpha'));
+  });
+
+  it('rejects out-of-range parameters with InvalidArgumentError', () => {
+    for (const options of [{ k1: -1 }, { k1: Number.NaN }, { b: 1.5 }, { b: -0.1 }]) {
+      expect(InvalidArgumentError.isInstance(thrown(() => createBm25Index(options)))).toBe(true);
+    }
+    for (const k of [-1, 1.5, Number.NaN]) {
+      expect(InvalidArgumentError.isInstance(thrown(() => filled().search('user', k)))).toBe(true);
+    }
+  });
+
+  it('after any sequence of upserts and removes, scores like an index built from scratch', () => {
+    const word = fc.constantFrom('red', 'green', 'blue', 'cat', 'dog', 'tree', 'house', 'car');
+    const text = fc.array(word, { minLength: 1, maxLength: 6 }).map((words) => words.join(' '));
+    const operation = fc.oneof(
+      fc.record({ kind: fc.constant('upsert' as const), id: fc.integer({ min: 0, max: 5 }), text }),
+      fc.record({ kind: fc.constant('remove' as const), id: fc.integer({ min: 0, max: 5 }) }),
+    );
+    fc.assert(
+      fc.property(fc.array(operation, { maxLength: 30 }), text, (operations, query) => {
+        const incremental = createBm25Index();
+        const final = new Map<string, string>();
+        for (const step of operations) {
+          const id = String(step.id);
+          if (step.kind === 'upsert') {
+            incremental.upsert(id, step.text);
+            final.set(id, step.text);
+          } else {
+            incremental.remove(id);
+            final.delete(id);
+          }
+        }
+        const rebuilt = createBm25Index();
+        for (const [id, body] of [...final].reverse()) rebuilt.upsert(id, body);
+        const round = (hits: Array<{ id: string; score: number }>) =>
+          hits.map((hit) => ({ id: hit.id, score: Math.round(hit.score * 1e9) }));
+        expect(incremental.size).toBe(final.size);
+        expect(round(incremental.search(query, 10))).toEqual(round(rebuilt.search(query, 10)));
+      }),
+      { numRuns: 150 },
+    );
+  });
+});

@@ -1,0 +1,171 @@
+import { InvalidArgumentError } from '../errors/index.js';
+import { analyzeText, type TextAnalyzer } from './analyze-text.js';
+
+export interface Bm25IndexOptions {
+  /**
+   * Term-frequency saturation: how much a second, third, ... occurrence of a word still adds.
+   * @default 1.2
+   */
+  k1?: number;
+  /**
+   * Length normalisation in [0, 1]: 1 fully penalises long documents, 0 ignores length.
+   * @default 0.75
+   */
+  b?: number;
+  /**
+   * Turns documents and queries into terms.
+   * @default analyzeText
+   */
+  analyzer?: TextAnalyzer;
+}
+
+export interface Bm25Hit {
+  id: string;
+  score: number;
+}
+
+export interface Bm25SearchOptions {
+  /** Only documents for which this returns true are scored. */
+  filter?: (id: string) => boolean;
+}
+
+/** An incremental BM25 index: documents can be added, replaced and removed at any time. */
+export interface Bm25Index {
+  /** Adds a document, or replaces the text of the document with this id. */
+  upsert(id: string, text: string): void;
+  /** Removes a document; returns false when there was none. */
+  remove(id: string): boolean;
+  has(id: string): boolean;
+  /** The `k` best-scoring documents that share at least one term with the query, best first. */
+  search(query: string, k: number, options?: Bm25SearchOptions): Bm25Hit[];
+  /**
+   * The score of an average-length document that contains every query term once (terms no
+   * document has count at their highest idf). Dividing a score by it gives roughly "how much of
+   * the query this document covers": about 1 for a full match, 0 when nothing matches.
+   */
+  idealScore(query: string): number;
+  /** Number of documents. */
+  readonly size: number;
+}
+
+function checkOption(argument: string, value: number, min: number, max: number): void {
+  if (!Number.isFinite(value) || value < min || value > max) {
+    throw new InvalidArgumentError({
+      message: `${argument} must be a number in [${min}, ${max}], got ${value}`,
+      argument,
+    });
+  }
+}
+
+function countTerms(terms: readonly string[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
+  return counts;
+}
+
+/**
+ * Creates an empty BM25 (Okapi) index with Lucene's always-positive idf
+ * `ln(1 + (N - df + 0.5) / (df + 0.5))`. Postings are kept per term, so a search touches only the
+ * documents that contain a query term, and an update touches only the terms of one document.
+ */
+export function createBm25Index({
+  k1 = 1.2,
+  b = 0.75,
+  analyzer = analyzeText,
+}: Bm25IndexOptions = {}): Bm25Index {
+  checkOption('k1', k1, 0, 100);
+  checkOption('b', b, 0, 1);
+  // term → (document id → term frequency)
+  const postings = new Map<string, Map<string, number>>();
+  // document id → (term → frequency) and length, to undo a document's postings on removal
+  const documents = new Map<string, { terms: Map<string, number>; length: number }>();
+  let totalLength = 0;
+
+  function remove(id: string): boolean {
+    const document = documents.get(id);
+    if (!document) return false;
+    for (const term of document.terms.keys()) {
+      const posting = postings.get(term);
+      posting?.delete(id);
+      if (posting?.size === 0) postings.delete(term);
+    }
+    totalLength -= document.length;
+    documents.delete(id);
+    return true;
+  }
+
+  function upsert(id: string, text: string): void {
+    remove(id);
+    const analyzed = analyzer(text);
+    const terms = countTerms(analyzed);
+    for (const [term, frequency] of terms) {
+      let posting = postings.get(term);
+      if (!posting) {
+        posting = new Map();
+        postings.set(term, posting);
+      }
+      posting.set(id, frequency);
+    }
+    documents.set(id, { terms, length: analyzed.length });
+    totalLength += analyzed.length;
+  }
+
+  function search(query: string, k: number, { filter }: Bm25SearchOptions = {}): Bm25Hit[] {
+    if (!Number.isInteger(k) || k < 0) {
+      throw new InvalidArgumentError({
+        message: `k must be a non-negative integer, got ${k}`,
+        argument: 'k',
+      });
+    }
+    const count = documents.size;
+    if (k === 0 || count === 0) return [];
+    const averageLength = totalLength / count || 1;
+    const scores = new Map<string, number>();
+    // A repeated query term counts once: questions rarely repeat words on purpose.
+    for (const term of new Set(analyzer(query))) {
+      const posting = postings.get(term);
+      if (!posting) continue;
+      const idf = inverseDocumentFrequency(posting.size);
+      for (const [id, frequency] of posting) {
+        if (filter && !filter(id)) continue;
+        const length = documents.get(id)?.length ?? 0;
+        const norm = k1 * (1 - b + (b * length) / averageLength);
+        const termScore = (idf * frequency * (k1 + 1)) / (frequency + norm);
+        scores.set(id, (scores.get(id) ?? 0) + termScore);
+      }
+    }
+    return [...scores]
+      .map(([id, score]) => ({ id, score }))
+      .sort((left, right) => right.score - left.score || compareIds(left.id, right.id))
+      .slice(0, k);
+  }
+
+  function inverseDocumentFrequency(documentFrequency: number): number {
+    const count = documents.size;
+    return Math.log(1 + (count - documentFrequency + 0.5) / (documentFrequency + 0.5));
+  }
+
+  function idealScore(query: string): number {
+    let total = 0;
+    for (const term of new Set(analyzer(query))) {
+      total += inverseDocumentFrequency(postings.get(term)?.size ?? 0);
+    }
+    return total;
+  }
+
+  return {
+    upsert,
+    idealScore,
+    remove,
+    has: (id) => documents.has(id),
+    search,
+    get size() {
+      return documents.size;
+    },
+  };
+}
+
+/** Ties are broken by id so that results never depend on insertion order. */
+function compareIds(left: string, right: string): number {
+  return left < right ? -1 : left > right ? 1 : 0;
+}

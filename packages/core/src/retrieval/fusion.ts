@@ -1,0 +1,70 @@
+import { InvalidArgumentError } from '../errors/index.js';
+
+export interface RankedList {
+  /** Ids, best first. */
+  ids: readonly string[];
+  /** @default 1 */
+  weight?: number;
+}
+
+function checkWeight(weight: number): void {
+  if (!Number.isFinite(weight) || weight < 0) {
+    throw new InvalidArgumentError({
+      message: `fusion weights must be finite numbers >= 0, got ${weight}`,
+      argument: 'weights',
+    });
+  }
+}
+
+/**
+ * Reciprocal-rank fusion (Cormack et al. 2009): each list adds `weight / (k + rank)` (rank from
+ * 1). Only ranks matter, so lists with incomparable scores (BM25 and cosine) fuse without
+ * calibration. Scores are divided by the best possible total, so an id ranked first in every
+ * list scores 1.
+ */
+export function reciprocalRankFusion(
+  lists: readonly RankedList[],
+  { k = 60 }: { /** @default 60 */ k?: number } = {},
+): Map<string, number> {
+  if (!Number.isFinite(k) || k < 0) {
+    throw new InvalidArgumentError({ message: `rrf k must be >= 0, got ${k}`, argument: 'rrfK' });
+  }
+  const scores = new Map<string, number>();
+  let best = 0;
+  for (const { ids, weight = 1 } of lists) {
+    checkWeight(weight);
+    if (ids.length > 0) best += weight / (k + 1);
+    ids.forEach((id, index) => {
+      scores.set(id, (scores.get(id) ?? 0) + weight / (k + index + 1));
+    });
+  }
+  if (best > 0) for (const [id, score] of scores) scores.set(id, score / best);
+  return scores;
+}
+
+export interface ScoredList {
+  /** Id → score, already normalised to [0, 1]. */
+  scores: ReadonlyMap<string, number>;
+  /** @default 1 */
+  weight?: number;
+}
+
+/**
+ * Convex combination of normalised scores: `Σ weight × score / Σ weight`. An id missing from a
+ * list scores 0 there. Uses the score values, so it needs scores on a comparable scale.
+ */
+export function weightedFusion(lists: readonly ScoredList[]): Map<string, number> {
+  let totalWeight = 0;
+  for (const { weight = 1 } of lists) {
+    checkWeight(weight);
+    totalWeight += weight;
+  }
+  const fused = new Map<string, number>();
+  if (totalWeight === 0) return fused;
+  for (const { scores, weight = 1 } of lists) {
+    for (const [id, score] of scores) {
+      fused.set(id, (fused.get(id) ?? 0) + (weight * score) / totalWeight);
+    }
+  }
+  return fused;
+}

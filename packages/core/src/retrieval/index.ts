@@ -1,0 +1,39 @@
+export {
+  analyzeText,
+  createTextAnalyzer,
+  type TextAnalyzer,
+  type TextAnalyzerOptions,
+} from './analyze-text.js';
+export {
+  type Bm25Hit,
+  type Bm25Index,
+  type Bm25IndexOptions,
+  type Bm25SearchOptions,
+  createBm25Index,
+} from './bm25-index.js';
+export { type BruteForceIndexOptions, createBruteForceIndex } from './brute-force-index.js';
+export {
+  type RankedList,
+  reciprocalRankFusion,
+  type ScoredList,
+  weightedFusion,
+} from './fusion.js';
+export { createHashingEmbedder, type HashingEmbedderOptions } from './hashing-embedder.js';
+export {
+  type MaximalMarginalRelevanceOptions,
+  maximalMarginalRelevance,
+} from './maximal-marginal-relevance.js';
+export {
+  createMemorySearch,
+  type EmbeddingCache,
+  type MemorySearch,
+  type MemorySearchOptions,
+  type MemorySearchQueryOptions,
+  type MemorySearchReport,
+  type MemorySyncReport,
+  type RetrievalFallbackEvent,
+  type RetrievalMode,
+  type RetrievedMemory,
+} from './memory-search.js';
+export { stemEnglishLight, stemEnglishPorter } from './stem-english.js';
+export { ENGLISH_STOP_WORDS } from './stop-words.js';

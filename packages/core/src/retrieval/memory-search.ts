@@ -1,0 +1,741 @@
+import type {
+  Embedder,
+  MemoryCard,
+  MemoryCardType,
+  MemoryIndex,
+  MemoryStore,
+  Scope,
+} from '../contracts/index.js';
+import { InvalidArgumentError } from '../errors/index.js';
+import { scopeKey } from '../storage/index.js';
+import { analyzeText, type TextAnalyzer } from './analyze-text.js';
+import { type Bm25Index, createBm25Index } from './bm25-index.js';
+import { createBruteForceIndex } from './brute-force-index.js';
+import { reciprocalRankFusion, weightedFusion } from './fusion.js';
+import { contentHash } from './hash-string.js';
+import { createHashingEmbedder } from './hashing-embedder.js';
+import { maximalMarginalRelevance } from './maximal-marginal-relevance.js';
+
+export type RetrievalMode = 'hybrid' | 'bm25' | 'vector';
+
+/** Where vectors are kept between searches. A `Map` works; a persistent one saves re-embedding. */
+export interface EmbeddingCache {
+  get(key: string): Float32Array | undefined;
+  set(key: string, vector: Float32Array): unknown;
+  delete(key: string): unknown;
+}
+
+/** Reported when the vector side failed or was too slow and the search used BM25 alone. */
+export interface RetrievalFallbackEvent {
+  type: 'retrieval-fallback';
+  scope: Scope;
+  /** The mode that was asked for. */
+  from: RetrievalMode;
+  to: 'bm25';
+  reason: 'timeout' | 'error';
+  /** The error's message (never card content). */
+  message: string;
+}
+
+export interface MemorySearchOptions {
+  /** Where the cards live; the search lists them lazily and never writes. */
+  store: MemoryStore;
+  /**
+   * Vector index for card embeddings. Card ids are used as index ids, so cards of different
+   * scopes sharing one index must have distinct ids (store-generated ids do).
+   * @default createBruteForceIndex({ dimensions: embedder.dimensions })
+   */
+  index?: MemoryIndex;
+  /**
+   * Embeds cards and queries. The default is lexical (related word forms, not synonyms): pass a
+   * model embedder for semantic matches.
+   * @default createHashingEmbedder()
+   */
+  embedder?: Embedder;
+  /** @default 'hybrid' */
+  mode?: RetrievalMode;
+  /**
+   * How BM25 and vector results are combined in hybrid mode: `rrf` (reciprocal-rank fusion, uses
+   * ranks only, robust for any embedder) or `weighted` (convex combination of BM25 normalised by
+   * `idealScore` and cosine). The built-in hashing embedder is lexical and only a weaker copy of
+   * BM25, so with it (an embedder id starting with `ctxmem-hashing`) the default is `weighted`
+   * with BM25 leading; with any other embedder it is `rrf`.
+   * @default 'rrf', or 'weighted' with the hashing embedder
+   */
+  fusion?: 'rrf' | 'weighted';
+  /**
+   * Weight of each side in either fusion.
+   * @default { bm25: 1, vector: 1 }, or { bm25: 0.9, vector: 0.1 } with the hashing embedder
+   */
+  weights?: { bm25: number; vector: number };
+  /**
+   * The `k` of reciprocal-rank fusion: larger values flatten the difference between ranks.
+   * @default 60
+   */
+  rrfK?: number;
+  /**
+   * How many results each side contributes before fusion, boosts and MMR (at least `topK`).
+   * @default 50
+   */
+  candidates?: number;
+  /**
+   * Longest wait for the vector side of one search (embedding new cards and the query); past it
+   * the search answers from BM25 alone and reports a fallback. Card embedding keeps running in
+   * the background, so the next search can use it.
+   * @default 2000
+   */
+  timeoutMs?: number;
+  /**
+   * Longest wait for one background batch of card embeddings before it is abandoned (and retried
+   * by a later search).
+   * @default 60000
+   */
+  batchTimeoutMs?: number;
+  /**
+   * Cards embedded per embedder call.
+   * @default 64
+   */
+  batchSize?: number;
+  /**
+   * BM25 parameters (see `createBm25Index`). Tuned on LoCoMo's development split: the low `b`
+   * suits one-sentence cards, whose length says little about relevance.
+   * @default { k1: 0.9, b: 0.2 }
+   */
+  bm25?: { k1?: number; b?: number };
+  /**
+   * Analyzer for BM25, and for the word overlap MMR uses when there are no vectors.
+   * @default analyzeText
+   */
+  analyzer?: TextAnalyzer;
+  /**
+   * The text of a card that is indexed and embedded.
+   * @default content followed by the tags
+   */
+  cardText?: (card: MemoryCard) => string;
+  /**
+   * Vectors of cards, keyed by embedder id, card id and a hash of the card text.
+   * @default a new Map
+   */
+  embeddingCache?: EmbeddingCache;
+  /**
+   * Current time in milliseconds (for recency boosts).
+   * @default Date.now
+   */
+  now?: () => number;
+  /** Called whenever a search falls back to BM25. */
+  onFallback?: (event: RetrievalFallbackEvent) => void;
+}
+
+export interface MemorySearchQueryOptions {
+  /** @default 5 */
+  topK?: number;
+  /**
+   * Results scoring below this are dropped (and results scoring 0 always are). The scale depends on the mode: hybrid `rrf` gives 1
+   * to a card ranked first by both sides and about 0.5 to one ranked first by one side only;
+   * `weighted` and `bm25` give about 1 to a card that matches every query word; `vector` gives
+   * the cosine. Boosts are applied before the cut.
+   * @default 0
+   */
+  minScore?: number;
+  /** Only cards of these types. @default all types */
+  types?: readonly MemoryCardType[];
+  /** Only cards with at least one of these tags. @default no tag filter */
+  tags?: readonly string[];
+  /**
+   * Maximal marginal relevance, so near-duplicate cards do not fill the results; `lambda` in
+   * [0, 1] weighs relevance against novelty.
+   * @default off; `{}` means lambda 0.7
+   */
+  mmr?: { lambda?: number };
+  /**
+   * Scores are multiplied by `0.5 ^ (age in days / half-life)`, age from `updatedAt`.
+   * @default no recency boost
+   */
+  recencyHalfLifeDays?: number;
+  /** Score multipliers per card type, for example `{ constraint: 1.5 }`. @default none */
+  typeBoosts?: Partial<Record<MemoryCardType, number>>;
+  /** Overrides the search's mode for this query. @default the search's mode */
+  mode?: RetrievalMode;
+  abortSignal?: AbortSignal;
+}
+
+export interface RetrievedMemory {
+  card: MemoryCard;
+  /** The final score (see `minScore` for its scale), boosts included. */
+  score: number;
+  /** Raw BM25 score, when the card matched a query word. */
+  bm25?: number;
+  /** Cosine similarity to the query, when vectors were used. */
+  vector?: number;
+}
+
+export interface MemorySearchReport {
+  /** The mode asked for. */
+  mode: RetrievalMode;
+  /** The mode that produced the results: `bm25` after a fallback. */
+  usedMode: RetrievalMode;
+  fallback?: { reason: 'timeout' | 'error'; message: string };
+  /** Current cards in the scope (after the lazy sync). */
+  cards: number;
+}
+
+export interface MemorySyncReport {
+  cards: number;
+  added: number;
+  updated: number;
+  removed: number;
+  /** Cards whose vectors were computed now (cached ones are not counted). */
+  embedded: number;
+  /** Set when the embedder or index failed; the BM25 side is in sync regardless. */
+  vectorError?: string;
+}
+
+export interface MemorySearch {
+  /** The best cards of `scope` for `query`, best first. Never throws for a failing embedder. */
+  search(
+    scope: Scope,
+    query: string,
+    options?: MemorySearchQueryOptions,
+  ): Promise<RetrievedMemory[]>;
+  /** Like `search`, and says which mode produced the results and why it fell back. */
+  searchWithReport(
+    scope: Scope,
+    query: string,
+    options?: MemorySearchQueryOptions,
+  ): Promise<{ hits: RetrievedMemory[]; report: MemorySearchReport }>;
+  /**
+   * Brings the indexes of `scope` in line with the store and waits for every card to be
+   * embedded (no timeout; not in `bm25` mode). Optional: searches sync lazily.
+   */
+  sync(scope: Scope): Promise<MemorySyncReport>;
+  /** Forgets all in-memory index state (the embedding cache is kept). */
+  clear(): void;
+}
+
+interface Entry {
+  card: MemoryCard;
+  text: string;
+  hash: string;
+}
+
+interface ScopeState {
+  key: string;
+  entries: Map<string, Entry>;
+  bm25: Bm25Index;
+  /** Card id → hash of the text whose vector is in the index. */
+  indexed: Map<string, string>;
+  /** The running background embedding job, if any. */
+  job?: Promise<number>;
+}
+
+class VectorTimeoutError extends Error {
+  constructor(milliseconds: number) {
+    super(`the vector search took longer than ${milliseconds} ms`);
+  }
+}
+
+const MODES: readonly RetrievalMode[] = ['hybrid', 'bm25', 'vector'];
+
+function invalid(argument: string, message: string): InvalidArgumentError {
+  return new InvalidArgumentError({ message: `${argument} ${message}`, argument });
+}
+
+function checkPositiveInteger(argument: string, value: number): void {
+  if (!Number.isInteger(value) || value < 1) {
+    throw invalid(argument, `must be a positive integer, got ${value}`);
+  }
+}
+
+function checkMode(argument: string, mode: unknown): asserts mode is RetrievalMode {
+  if (!MODES.includes(mode as RetrievalMode)) {
+    throw invalid(argument, `must be one of ${MODES.join(', ')}, got ${String(mode)}`);
+  }
+}
+
+/** The built-in hashing embedder: lexical, so fusion should lean on BM25 (see `fusion`). */
+function isLexical(embedder: Embedder): boolean {
+  return embedder.id.startsWith('ctxmem-hashing');
+}
+
+function defaultCardText(card: MemoryCard): string {
+  return card.tags.length === 0 ? card.content : `${card.content}\n${card.tags.join(' ')}`;
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function dot(left: Float32Array, right: Float32Array): number {
+  let sum = 0;
+  const length = Math.min(left.length, right.length);
+  for (let position = 0; position < length; position++) sum += left[position]! * right[position]!;
+  return sum;
+}
+
+/**
+ * Waits for `promise`, but rejects as soon as `signal` aborts (with the signal's reason). The
+ * promise itself keeps running; its later rejection is swallowed.
+ */
+function raceSignal<Value>(promise: Promise<Value>, signal: AbortSignal): Promise<Value> {
+  if (signal.aborted) {
+    promise.catch(() => {});
+    return Promise.reject(signal.reason);
+  }
+  return new Promise<Value>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+/**
+ * Hybrid retrieval over the cards of a `MemoryStore`: BM25 and vector similarity fused by
+ * reciprocal rank (or weights), with optional MMR, recency and type boosts. The search keeps its
+ * own indexes and syncs them lazily on every search by comparing the store's cards (id,
+ * `updatedAt`, text) with what it indexed. Card vectors are computed once per card text and
+ * cached; when the embedder fails or is slower than `timeoutMs`, the search answers from BM25
+ * and reports the fallback instead of throwing. Superseded cards are never returned, and a
+ * search only ever sees the cards of its own scope.
+ */
+export function createMemorySearch({
+  store,
+  embedder = createHashingEmbedder(),
+  index = createBruteForceIndex({ dimensions: embedder.dimensions }),
+  mode: defaultMode = 'hybrid',
+  fusion = isLexical(embedder) ? 'weighted' : 'rrf',
+  weights = isLexical(embedder) ? { bm25: 0.9, vector: 0.1 } : { bm25: 1, vector: 1 },
+  rrfK = 60,
+  candidates = 50,
+  timeoutMs = 2000,
+  batchTimeoutMs = 60_000,
+  batchSize = 64,
+  bm25: { k1 = 0.9, b = 0.2 } = {},
+  analyzer = analyzeText,
+  cardText = defaultCardText,
+  embeddingCache = new Map<string, Float32Array>(),
+  now = Date.now,
+  onFallback,
+}: MemorySearchOptions): MemorySearch {
+  checkMode('mode', defaultMode);
+  if (fusion !== 'rrf' && fusion !== 'weighted') {
+    throw invalid('fusion', `must be 'rrf' or 'weighted', got ${String(fusion)}`);
+  }
+  for (const side of ['bm25', 'vector'] as const) {
+    const weight = weights[side];
+    if (!Number.isFinite(weight) || weight < 0) {
+      throw invalid('weights', `must be finite numbers >= 0, got ${side} ${weight}`);
+    }
+  }
+  if (!Number.isFinite(rrfK) || rrfK < 0) throw invalid('rrfK', `must be >= 0, got ${rrfK}`);
+  checkPositiveInteger('candidates', candidates);
+  checkPositiveInteger('batchSize', batchSize);
+  for (const [argument, value] of [
+    ['timeoutMs', timeoutMs],
+    ['batchTimeoutMs', batchTimeoutMs],
+  ] as const) {
+    if (!(value > 0)) throw invalid(argument, `must be a positive number, got ${value}`);
+  }
+  if (index.dimensions !== embedder.dimensions) {
+    throw invalid(
+      'index',
+      `has ${index.dimensions} dimensions but the embedder produces ${embedder.dimensions}`,
+    );
+  }
+  // Validates k1 and b once, up front, rather than on the first search.
+  createBm25Index({ k1, b, analyzer });
+
+  const scopes = new Map<string, ScopeState>();
+
+  function cacheKey(entry: Entry): string {
+    return `${embedder.id}\u0000${entry.card.id}\u0000${entry.hash}`;
+  }
+
+  function stateOf(scope: Scope): ScopeState {
+    const key = scopeKey(scope);
+    let state = scopes.get(key);
+    if (!state) {
+      state = {
+        key,
+        entries: new Map(),
+        bm25: createBm25Index({ k1, b, analyzer }),
+        indexed: new Map(),
+      };
+      scopes.set(key, state);
+    }
+    return state;
+  }
+
+  /** Diffs the store's current cards against the indexed ones and updates BM25 to match. */
+  async function syncCards(scope: Scope) {
+    const state = stateOf(scope);
+    const listed = await store.list(scope);
+    let added = 0;
+    let updated = 0;
+    let removed = 0;
+    const seen = new Set<string>();
+    for (const card of listed) {
+      // The store already hides superseded cards; this guards stores that do not.
+      if (card.supersededBy !== undefined) continue;
+      seen.add(card.id);
+      const existing = state.entries.get(card.id);
+      const text = cardText(card);
+      if (existing?.text === text) {
+        // Same text, maybe new metadata (type, tags, updatedAt): nothing to re-index.
+        existing.card = card;
+        continue;
+      }
+      if (existing) {
+        embeddingCache.delete(cacheKey(existing));
+        updated++;
+      } else {
+        added++;
+      }
+      state.entries.set(card.id, { card, text, hash: contentHash(text) });
+      state.bm25.upsert(card.id, text);
+    }
+    for (const [id, entry] of state.entries) {
+      if (seen.has(id)) continue;
+      state.entries.delete(id);
+      state.bm25.remove(id);
+      embeddingCache.delete(cacheKey(entry));
+      removed++;
+    }
+    return { state, added, updated, removed };
+  }
+
+  async function embedBatch(texts: string[]): Promise<Float32Array[]> {
+    const vectors = await embedder.embed(texts, {
+      abortSignal: AbortSignal.timeout(batchTimeoutMs),
+    });
+    if (!Array.isArray(vectors) || vectors.length !== texts.length) {
+      throw new Error(
+        `the embedder returned ${Array.isArray(vectors) ? vectors.length : 'no'} vectors for ${texts.length} texts`,
+      );
+    }
+    for (const vector of vectors) {
+      if (!(vector instanceof Float32Array) || vector.length !== embedder.dimensions) {
+        throw new Error(`the embedder returned a vector that is not ${embedder.dimensions} floats`);
+      }
+    }
+    return vectors;
+  }
+
+  /**
+   * Embeds every card of the scope that has no cached vector, puts the vectors in the index and
+   * removes ids that left the scope. Runs in the background, batch by batch, so a search that
+   * times out does not lose the work; returns how many cards it embedded.
+   */
+  async function runEmbeddingJob(state: ScopeState): Promise<number> {
+    let embedded = 0;
+    for (;;) {
+      const stale = [...state.indexed.keys()].filter((id) => !state.entries.has(id));
+      if (stale.length > 0) {
+        await index.remove(stale);
+        for (const id of stale) state.indexed.delete(id);
+      }
+      const pending = [...state.entries.values()].filter(
+        (entry) => state.indexed.get(entry.card.id) !== entry.hash,
+      );
+      if (pending.length === 0) return embedded;
+      const batch = pending.slice(0, batchSize);
+      const missing = batch.filter((entry) => !embeddingCache.get(cacheKey(entry)));
+      if (missing.length > 0) {
+        const vectors = await embedBatch(missing.map((entry) => entry.text));
+        missing.forEach((entry, position) => {
+          embeddingCache.set(cacheKey(entry), vectors[position]!);
+        });
+        embedded += missing.length;
+      }
+      const items = batch.flatMap((entry) => {
+        const vector = embeddingCache.get(cacheKey(entry));
+        return vector ? [{ id: entry.card.id, vector, scopeKey: state.key }] : [];
+      });
+      await index.upsert(items);
+      for (const entry of batch) state.indexed.set(entry.card.id, entry.hash);
+    }
+  }
+
+  /** The scope's running job, or a new one; it clears itself when it settles. */
+  function embeddingJob(state: ScopeState): Promise<number> {
+    if (!state.job) {
+      const job = runEmbeddingJob(state).finally(() => {
+        if (state.job === job) state.job = undefined;
+      });
+      // A failed job is reported to the search that awaits it; nobody else must see a rejection.
+      job.catch(() => {});
+      state.job = job;
+    }
+    return state.job;
+  }
+
+  function needsEmbedding(state: ScopeState): boolean {
+    if (state.indexed.size > state.entries.size) return true;
+    for (const entry of state.entries.values()) {
+      if (state.indexed.get(entry.card.id) !== entry.hash) return true;
+    }
+    return false;
+  }
+
+  /** Cosine of every candidate card to the query, from the index, best first. */
+  async function vectorScores(
+    state: ScopeState,
+    query: string,
+    limit: number,
+    signal: AbortSignal,
+  ): Promise<Map<string, number>> {
+    if (needsEmbedding(state)) await raceSignal(embeddingJob(state), signal);
+    const [queryVector] = await raceSignal(
+      embedder.embed([query], { abortSignal: signal }),
+      signal,
+    );
+    if (!(queryVector instanceof Float32Array) || queryVector.length !== embedder.dimensions) {
+      throw new Error(
+        `the embedder returned a query vector that is not ${embedder.dimensions} floats`,
+      );
+    }
+    const hits = await raceSignal(
+      index.query(queryVector, { k: limit, scopeKey: state.key }),
+      signal,
+    );
+    const scores = new Map<string, number>();
+    for (const hit of hits) {
+      const entry = state.entries.get(hit.id);
+      // Skip ids the index still has from elsewhere, vectors of an older text of the card, and
+      // cards with nothing in common with the query (they would still rank in a short list).
+      if (!entry || state.indexed.get(hit.id) !== entry.hash || !(hit.score > 0)) continue;
+      scores.set(hit.id, hit.score);
+    }
+    return scores;
+  }
+
+  function checkQueryOptions(options: MemorySearchQueryOptions): void {
+    const { topK = 5, minScore = 0, mmr, recencyHalfLifeDays, typeBoosts, mode } = options;
+    checkPositiveInteger('topK', topK);
+    if (!Number.isFinite(minScore))
+      throw invalid('minScore', `must be a finite number, got ${minScore}`);
+    if (mode !== undefined) checkMode('mode', mode);
+    if (mmr?.lambda !== undefined && !(mmr.lambda >= 0 && mmr.lambda <= 1)) {
+      throw invalid('mmr.lambda', `must be in [0, 1], got ${mmr.lambda}`);
+    }
+    if (recencyHalfLifeDays !== undefined && !(recencyHalfLifeDays > 0)) {
+      throw invalid('recencyHalfLifeDays', `must be a positive number, got ${recencyHalfLifeDays}`);
+    }
+    for (const [type, boost] of Object.entries(typeBoosts ?? {})) {
+      if (!Number.isFinite(boost) || boost < 0) {
+        throw invalid('typeBoosts', `must be finite numbers >= 0, got ${type} ${boost}`);
+      }
+    }
+  }
+
+  async function searchWithReport(
+    scope: Scope,
+    query: string,
+    options: MemorySearchQueryOptions = {},
+  ): Promise<{ hits: RetrievedMemory[]; report: MemorySearchReport }> {
+    checkQueryOptions(options);
+    const {
+      topK = 5,
+      minScore = 0,
+      types,
+      tags,
+      mmr,
+      recencyHalfLifeDays,
+      typeBoosts,
+      mode = defaultMode,
+      abortSignal,
+    } = options;
+    abortSignal?.throwIfAborted();
+    if (typeof query !== 'string') throw invalid('query', `must be a string, got ${typeof query}`);
+    const { state } = await syncCards(scope);
+    abortSignal?.throwIfAborted();
+    const report: MemorySearchReport = { mode, usedMode: mode, cards: state.entries.size };
+    if (query.trim() === '' || state.entries.size === 0) return { hits: [], report };
+
+    const typeSet = types ? new Set(types) : undefined;
+    const tagSet = tags ? new Set(tags) : undefined;
+    const accepts = (id: string) => {
+      const card = state.entries.get(id)?.card;
+      if (!card) return false;
+      if (typeSet && !typeSet.has(card.type)) return false;
+      return !tagSet || card.tags.some((tag) => tagSet.has(tag));
+    };
+    const filtered = typeSet !== undefined || tagSet !== undefined;
+    const poolSize = Math.max(candidates, topK);
+
+    let vector: Map<string, number> | undefined;
+    if (mode !== 'bm25') {
+      const deadline = new AbortController();
+      const timer = setTimeout(() => deadline.abort(new VectorTimeoutError(timeoutMs)), timeoutMs);
+      const signal = abortSignal
+        ? AbortSignal.any([deadline.signal, abortSignal])
+        : deadline.signal;
+      try {
+        // With a filter, ask for every card of the scope: the index cannot filter by type or tag.
+        const limit = filtered ? state.entries.size : poolSize;
+        const scores = await vectorScores(state, query, limit, signal);
+        vector = new Map([...scores].filter(([id]) => accepts(id)).slice(0, poolSize));
+      } catch (error) {
+        // The caller giving up is not an embedder failure: let it through.
+        if (abortSignal?.aborted) throw abortSignal.reason;
+        const reason = error instanceof VectorTimeoutError ? 'timeout' : 'error';
+        report.usedMode = 'bm25';
+        report.fallback = { reason, message: errorMessage(error) };
+        onFallback?.({
+          type: 'retrieval-fallback',
+          scope,
+          from: mode,
+          to: 'bm25',
+          reason,
+          message: errorMessage(error),
+        });
+      } finally {
+        clearTimeout(timer);
+      }
+    }
+    const usedMode = report.usedMode;
+
+    const lexicalHits =
+      usedMode === 'vector'
+        ? []
+        : state.bm25.search(query, poolSize, filtered ? { filter: accepts } : {});
+    const lexical = new Map(lexicalHits.map((hit) => [hit.id, hit.score]));
+    const ideal = state.bm25.idealScore(query) || 1;
+    const normalisedLexical = new Map(
+      lexicalHits.map((hit) => [hit.id, Math.min(1, hit.score / ideal)]),
+    );
+
+    let scores: Map<string, number>;
+    if (usedMode === 'bm25') scores = normalisedLexical;
+    else if (usedMode === 'vector') scores = new Map(vector);
+    else if (fusion === 'rrf') {
+      scores = reciprocalRankFusion(
+        [
+          { ids: lexicalHits.map((hit) => hit.id), weight: weights.bm25 },
+          { ids: [...vector!.keys()], weight: weights.vector },
+        ],
+        { k: rrfK },
+      );
+    } else {
+      const cosine = new Map([...vector!].map(([id, score]) => [id, Math.max(0, score)]));
+      scores = weightedFusion([
+        { scores: normalisedLexical, weight: weights.bm25 },
+        { scores: cosine, weight: weights.vector },
+      ]);
+    }
+
+    const currentTime = now();
+    let ranked: RetrievedMemory[] = [];
+    for (const [id, fused] of scores) {
+      const card = state.entries.get(id)?.card;
+      if (!card) continue;
+      let score = fused * (typeBoosts?.[card.type] ?? 1);
+      if (recencyHalfLifeDays !== undefined) {
+        const updated = Date.parse(card.updatedAt);
+        if (Number.isFinite(updated)) {
+          const ageDays = Math.max(0, currentTime - updated) / 86_400_000;
+          score *= 0.5 ** (ageDays / recencyHalfLifeDays);
+        }
+      }
+      if (!(score > 0) || score < minScore) continue;
+      const hit: RetrievedMemory = { card, score };
+      const lexicalScore = lexical.get(id);
+      if (lexicalScore !== undefined) hit.bm25 = lexicalScore;
+      const vectorScore = vector?.get(id);
+      if (vectorScore !== undefined) hit.vector = vectorScore;
+      ranked.push(hit);
+    }
+    ranked.sort(
+      (left, right) =>
+        right.score - left.score ||
+        (left.card.id < right.card.id ? -1 : left.card.id > right.card.id ? 1 : 0),
+    );
+
+    if (mmr && ranked.length > 1) {
+      ranked = diversify(ranked, state, topK, mmr.lambda ?? 0.7, usedMode !== 'bm25');
+    }
+    return { hits: ranked.slice(0, topK), report };
+  }
+
+  /** MMR over the ranked hits, with cosine between card vectors, or word overlap without them. */
+  function diversify(
+    ranked: RetrievedMemory[],
+    state: ScopeState,
+    topK: number,
+    lambda: number,
+    useVectors: boolean,
+  ): RetrievedMemory[] {
+    const vectors = new Map<string, Float32Array>();
+    const termSets = new Map<string, Set<string>>();
+    for (const hit of ranked) {
+      const entry = state.entries.get(hit.card.id)!;
+      const cached = useVectors ? embeddingCache.get(cacheKey(entry)) : undefined;
+      if (cached) vectors.set(hit.card.id, cached);
+      else termSets.set(hit.card.id, new Set(analyzer(entry.text)));
+    }
+    const termsOf = (id: string) => {
+      let terms = termSets.get(id);
+      if (!terms) {
+        terms = new Set(analyzer(state.entries.get(id)!.text));
+        termSets.set(id, terms);
+      }
+      return terms;
+    };
+    return maximalMarginalRelevance(ranked, {
+      k: topK,
+      lambda,
+      relevance: (hit) => hit.score,
+      similarity: (left, right) => {
+        const leftVector = vectors.get(left.card.id);
+        const rightVector = vectors.get(right.card.id);
+        if (leftVector && rightVector) return Math.max(0, dot(leftVector, rightVector));
+        const leftTerms = termsOf(left.card.id);
+        const rightTerms = termsOf(right.card.id);
+        let shared = 0;
+        for (const term of leftTerms) if (rightTerms.has(term)) shared++;
+        const union = leftTerms.size + rightTerms.size - shared;
+        return union === 0 ? 0 : shared / union;
+      },
+    });
+  }
+
+  return {
+    async search(scope, query, options) {
+      return (await searchWithReport(scope, query, options)).hits;
+    },
+    searchWithReport,
+    async sync(scope) {
+      const { state, added, updated, removed } = await syncCards(scope);
+      const report: MemorySyncReport = {
+        cards: state.entries.size,
+        added,
+        updated,
+        removed,
+        embedded: 0,
+      };
+      // A BM25-only search never needs vectors.
+      if (defaultMode === 'bm25') return report;
+      try {
+        // A job embeds what was pending when it ran; a second pass catches cards a concurrent
+        // search added meanwhile.
+        for (let pass = 0; pass < 3 && needsEmbedding(state); pass++) {
+          report.embedded += await embeddingJob(state);
+        }
+      } catch (error) {
+        report.vectorError = errorMessage(error);
+      }
+      return report;
+    },
+    clear() {
+      scopes.clear();
+    },
+  };
+}
