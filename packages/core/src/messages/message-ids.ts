@@ -41,24 +41,39 @@ export function withMessageIds<T extends Message>(
 
 /**
  * Feeds a canonical serialization of `value` (sorted keys, bytes as bytes) into `hash`, iteratively
- * so that deep values cannot overflow the stack.
+ * so that deep values cannot overflow the stack. Small tokens are batched: one `update` call per
+ * token would cost more than the hashing itself.
  */
 function hashValue(hash: Hash, value: unknown, path: string): void {
+  let buffer = '';
+  const write = (text: string) => {
+    buffer += text;
+    if (buffer.length > 65_536) {
+      hash.update(buffer);
+      buffer = '';
+    }
+  };
+  const writeBytes = (bytes: Uint8Array) => {
+    write(`b${bytes.byteLength}:`);
+    hash.update(buffer);
+    buffer = '';
+    hash.update(bytes);
+  };
   const stack: Array<{ item: unknown; depth: number; key: string | number | undefined }> = [
     { item: value, depth: 0, key: undefined },
   ];
   while (stack.length > 0) {
     const { item, depth, key } = stack.pop()!;
-    if (key !== undefined)
-      hash.update(typeof key === 'number' ? `#${key}` : `.${JSON.stringify(key)}`);
+    if (key !== undefined) write(typeof key === 'number' ? `#${key}` : `.${JSON.stringify(key)}`);
     if (item instanceof Uint8Array) {
-      hash.update(`b${item.byteLength}:`).update(item);
+      writeBytes(item);
     } else if (item instanceof ArrayBuffer) {
-      hash.update(`b${item.byteLength}:`).update(new Uint8Array(item));
+      writeBytes(new Uint8Array(item));
     } else if (item instanceof URL) {
-      hash.update(`u${JSON.stringify(item.href)}`);
+      write(`u${JSON.stringify(item.href)}`);
     } else if (typeof item === 'string') {
-      hash.update(`s${item.length}:`).update(item);
+      write(`s${item.length}:`);
+      write(item);
     } else if (item !== null && typeof item === 'object') {
       if (depth >= MAX_MESSAGE_JSON_DEPTH) {
         throw new InvalidMessageError({
@@ -76,14 +91,15 @@ function hashValue(hash: Hash, value: unknown, path: string): void {
             ])
             // Undefined fields vanish in JSON; skipping them keeps ids stable across a reload.
             .filter(([, child]) => child !== undefined);
-      hash.update(Array.isArray(item) ? `[${entries.length}` : `{${entries.length}`);
+      write(Array.isArray(item) ? `[${entries.length}` : `{${entries.length}`);
       // Pushed in reverse so that children are hashed in order.
       for (let position = entries.length - 1; position >= 0; position--) {
         const [childKey, child] = entries[position]!;
         stack.push({ item: child, depth: depth + 1, key: childKey });
       }
     } else {
-      hash.update(`${typeof item}:${String(item)}`);
+      write(`${typeof item}:${String(item)}`);
     }
   }
+  hash.update(buffer);
 }

@@ -104,15 +104,15 @@ function withMarker(
   marker: Marker,
   others?: ProviderOptions,
 ): { providerOptions?: ProviderOptions } {
-  const entries = Object.entries(marker).filter(([, value]) => value !== undefined);
-  const providerOptions: ProviderOptions = { ...others };
-  if (entries.length > 0) {
-    providerOptions[OPENAI_CHAT_OPTIONS_KEY] = Object.fromEntries(entries) as Record<
-      string,
-      JsonValue
-    >;
+  let kept: Record<string, JsonValue> | undefined;
+  for (const key in marker) {
+    const value = marker[key as keyof Marker];
+    if (value === undefined) continue;
+    kept ??= {};
+    kept[key] = value as JsonValue;
   }
-  return Object.keys(providerOptions).length > 0 ? { providerOptions } : {};
+  if (kept === undefined) return others === undefined ? {} : { providerOptions: others };
+  return { providerOptions: { ...others, [OPENAI_CHAT_OPTIONS_KEY]: kept } };
 }
 
 /** The fields of `value` not in `known`, or `undefined` when there are none. */
@@ -452,7 +452,12 @@ function toolCallFromOpenAI(
       parses = false;
     }
     // Deeper values would overflow JSON.stringify later; the raw text is safe to carry instead.
-    if (!parses || exceedsJsonDepth(parsed, MAX_MESSAGE_JSON_DEPTH)) {
+    // Nesting N levels deep takes at least 2N characters, so short text needs no depth walk.
+    const tooDeep =
+      parses &&
+      text.length > 2 * MAX_MESSAGE_JSON_DEPTH &&
+      exceedsJsonDepth(parsed, MAX_MESSAGE_JSON_DEPTH);
+    if (!parses || tooDeep) {
       input = text;
       marker.argumentsUnparsed = true;
     } else {
