@@ -49,7 +49,8 @@ export interface CompactOptions {
   strategies?: readonly CompressionStrategy[];
   /**
    * Compact even when already under target (a manual trigger). The history-shaping strategies then
-   * run regardless of the target. @default true for the `manual` and `message-count` triggers, else false
+   * run regardless of the target. The `manual` and `message-count` triggers always force.
+   * @default false
    */
   force?: boolean;
   /** Why the compaction runs, for the report. @default 'manual' when forced, 'budget' when over budget, else 'threshold' */
@@ -135,7 +136,9 @@ export async function compact(
     throw new InvalidArgumentError({ message: 'messages must be an array', argument: 'messages' });
   }
   const resolvedSettings = resolveCompressionSettings(settings);
-  const forced = options.force ?? (trigger === 'manual' || trigger === 'message-count');
+  // Under target a message-count or manual trigger still has work to do: there is no token
+  // excess to measure progress against, so the history-shaping strategies run regardless.
+  const forced = options.force === true || trigger === 'manual' || trigger === 'message-count';
   const started = performance.now();
   const cached = withMessageCache(counter);
   const tokensBefore = cached.countMessages(messages);
