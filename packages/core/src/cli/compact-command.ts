@@ -171,9 +171,9 @@ export async function runCompact(
     scope: CLI_SCOPE,
     history: options.history,
     settings,
-    // Already within the target → the input comes back unchanged, not re-summarized.
+    // Already within the target → the input comes back unchanged, not re-summarized (a
+    // `manual` trigger would force the history strategies, so none is given).
     force: false,
-    trigger: 'manual',
   });
 
   const tokensBefore = counter.countMessages(input.messages);

@@ -108,9 +108,8 @@ async function dryRun(
       counter,
       summarizer: dependencies.createExtractiveSummarizer({ counter }),
       offloadStore: dependencies.createInMemoryOffloadStore(),
-      // Already within the target → the input comes back unchanged, not re-summarized.
+      // Below the target nothing fires (a `manual` trigger would force the history strategies).
       force: false,
-      trigger: 'manual',
     });
     const lines = renderStrategies(result.report).map((line) => `  ${line}`);
     if (result.report.strategies.length > 0) {

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { StorageError, UnsupportedFormatError } from '../errors/index.js';
+import { InvalidMessageError, StorageError, UnsupportedFormatError } from '../errors/index.js';
 import type { CliDependencies, ParsedConversation } from './dependencies.js';
 
 /**
@@ -26,9 +26,17 @@ export async function readConversation(
   try {
     return dependencies.parseConversation(json);
   } catch (error) {
+    // Name the file: the parser only knows positions inside it.
     if (UnsupportedFormatError.isInstance(error)) {
       throw new UnsupportedFormatError({
         message: `${displayName}: ${error.message}`,
+        cause: error,
+      });
+    }
+    if (InvalidMessageError.isInstance(error)) {
+      throw new InvalidMessageError({
+        message: `${displayName}: ${error.message}`,
+        path: error.path,
         cause: error,
       });
     }

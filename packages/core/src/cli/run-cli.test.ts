@@ -196,13 +196,26 @@ describe('ctxmem compact: failures (exit 1)', () => {
     );
   });
 
-  it('reports an impossible budget with what it would take', async () => {
-    const result = await run(['compact', agentSession, '--budget', '50']);
+  it('reports a malformed message with the file and where it is', async () => {
+    await writeFile(
+      join(directory, 'bad.json'),
+      JSON.stringify([
+        { role: 'user', content: 'hi' },
+        { role: 'tool', content: 'x' },
+      ]),
+    );
+    const result = await run(['compact', 'bad.json', '--budget', '100']);
     expectOneLineFailure(
       result,
       1,
-      /budget too small: .*the smallest valid prompt needs [\d,]+ tokens, the budget is 50/,
+      /^ctxmem compact: invalid message: bad\.json: .*messages\[1\]/m,
     );
+    expect(result.stderr.match(/messages\[1\]/g)).toHaveLength(1);
+  });
+
+  it('reports an impossible budget with what it would take', async () => {
+    const result = await run(['compact', agentSession, '--budget', '50']);
+    expectOneLineFailure(result, 1, /^ctxmem compact: budget too small: .*\b50\b.*\b\d{3}\b/m);
   });
 
   it('reports an output file that cannot be written', async () => {

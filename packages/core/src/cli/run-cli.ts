@@ -120,10 +120,18 @@ function reportError(error: unknown, command: string | undefined, context: CliCo
 
 function describeError(error: unknown): string {
   if (BudgetExceededError.isInstance(error)) {
-    return `budget too small: ${error.message} (the smallest valid prompt needs ${formatNumber(error.requiredTokens)} tokens, the budget is ${formatNumber(error.budgetTokens)})`;
+    const { message, requiredTokens, budgetTokens } = error;
+    // Library messages usually name the numbers already; add them only when they do not.
+    const named =
+      message.includes(String(requiredTokens)) || message.includes(formatNumber(requiredTokens));
+    return named
+      ? `budget too small: ${message}`
+      : `budget too small: ${message} (the smallest valid prompt needs ${formatNumber(requiredTokens)} tokens, the budget is ${formatNumber(budgetTokens)})`;
   }
   if (InvalidMessageError.isInstance(error)) {
-    return `invalid message at ${error.path}: ${error.message}`;
+    return error.message.includes(error.path)
+      ? `invalid message: ${error.message}`
+      : `invalid message at ${error.path}: ${error.message}`;
   }
   if (CtxmemError.isInstance(error)) return error.message;
   const message = error instanceof Error ? error.message : String(error);
