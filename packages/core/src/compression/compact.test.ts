@@ -234,6 +234,35 @@ describe('compact', () => {
     ).toEqual([]);
   });
 
+  it('never summarizes a memory injection and keeps it before the newest user message', async () => {
+    const injection: Message = {
+      role: 'user',
+      content: '## Relevant Memories\n- [fact] "The user likes tea"',
+      ctxmem: { kind: 'memory-injection' },
+    };
+    const input = deepFreeze([...session().slice(0, -3), injection, ...session().slice(-3)]);
+    const summarizer = createScriptedSummarizer();
+    const result = await compact(input, options({ summarizer }));
+    expect(
+      checkCompactionInvariants(input, result.messages, { budgetTokens: 3_000, counter }),
+    ).toEqual([]);
+    const summarized = summarizer.requests.flatMap((request) => request.messages);
+    expect(summarized).not.toContain(injection);
+    const newest = result.messages.findIndex((message) => message === input.at(-3));
+    expect(result.messages[newest - 1]).toBe(injection);
+  });
+
+  it('compacts a history without any user message', async () => {
+    const input = deepFreeze([
+      system('rules'),
+      ...Array.from({ length: 30 }, (_, index) => assistant(`step ${index} ${filler(400)}`)),
+    ]);
+    const result = await compact(input, options({ budgetTokens: 1_000, targetTokens: 800 }));
+    expect(
+      checkCompactionInvariants(input, result.messages, { budgetTokens: 1_000, counter }),
+    ).toEqual([]);
+  });
+
   it('runs a custom strategy list', async () => {
     const calledWith: number[] = [];
     const result = await compact(
