@@ -73,6 +73,11 @@ describe('detectFormat', () => {
     ['serialized LangChain messages', [{ lc: 1, kwargs: {} }], 'LangChain'],
     ['Gemini contents', [{ role: 'model', parts: [{ text: 'hi' }] }], 'Gemini'],
     [
+      'AI SDK UI messages',
+      [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'hi' }] }],
+      'UI messages',
+    ],
+    [
       'Anthropic tool use',
       [{ role: 'assistant', content: [{ type: 'tool_use', id: 'a', name: 'f', input: {} }] }],
       'Anthropic',

@@ -171,6 +171,15 @@ function signalsOf(message: unknown, path: string): Signal[] {
     }
     return signals;
   }
+  if (
+    Array.isArray(message.parts) &&
+    message.parts.some((part) => isPlainObject(part) && typeof part.type === 'string')
+  ) {
+    foreign(
+      'parts with types look like AI SDK UI messages; convert them with convertToModelMessages first',
+    );
+    return signals;
+  }
   if (role === 'model' || Array.isArray(message.parts)) {
     foreign(`role ${JSON.stringify(role)} with parts looks like Gemini contents`);
     return signals;
