@@ -65,7 +65,7 @@ export interface MemorySearchOptions {
   fusion?: 'rrf' | 'weighted';
   /**
    * Weight of each side in either fusion.
-   * @default { bm25: 1, vector: 1 }, or { bm25: 0.9, vector: 0.1 } with the hashing embedder
+   * @default { bm25: 1, vector: 1 }, or { bm25: 0.95, vector: 0.05 } with the hashing embedder
    */
   weights?: { bm25: number; vector: number };
   /**
@@ -81,8 +81,9 @@ export interface MemorySearchOptions {
   /**
    * Longest wait for the vector side of one search (embedding new cards and the query); past it
    * the search answers from BM25 alone and reports a fallback. Card embedding keeps running in
-   * the background, so the next search can use it.
-   * @default 2000
+   * the background, so the next search can use it. Keep it below any timeout the caller puts on
+   * the whole search (the context manager's `searchTimeoutMs` is 2000).
+   * @default 1000
    */
   timeoutMs?: number;
   /**
@@ -312,10 +313,10 @@ export function createMemorySearch({
   index = createBruteForceIndex({ dimensions: embedder.dimensions }),
   mode: defaultMode = 'hybrid',
   fusion = isLexical(embedder) ? 'weighted' : 'rrf',
-  weights = isLexical(embedder) ? { bm25: 0.9, vector: 0.1 } : { bm25: 1, vector: 1 },
+  weights = isLexical(embedder) ? { bm25: 0.95, vector: 0.05 } : { bm25: 1, vector: 1 },
   rrfK = 60,
   candidates = 50,
-  timeoutMs = 2000,
+  timeoutMs = 1000,
   batchTimeoutMs = 60_000,
   batchSize = 64,
   bm25: { k1 = 0.9, b = 0.2 } = {},
