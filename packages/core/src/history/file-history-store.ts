@@ -12,6 +12,7 @@ import {
   quarantineFile,
   readJsonLines,
   readLastJsonLine,
+  removeLeftoverTempFiles,
   reportCorruption,
   scopeFolder,
   serializeJsonLines,
@@ -74,6 +75,7 @@ export function createFileHistoryStore({
   const required = validateRequiredScope(requiredScope);
   const base = resolve(root);
   const corruptionOptions: CorruptionOptions = { corruption, onCorruption };
+  const tidied = new Set<string>();
 
   const pathsOf = (scope: Scope) => {
     assertRequiredScope(scope, required);
@@ -229,6 +231,11 @@ export function createFileHistoryStore({
           }
           const version = actualVersion + 1;
           const record: EncodedWorkingState = { version, state: encoded };
+          if (!tidied.has(path)) {
+            // Temporary files of writers killed mid-write; safe to delete while holding the lock.
+            tidied.add(path);
+            await removeLeftoverTempFiles(path);
+          }
           await writeFileAtomic(path, `${JSON.stringify(record)}\n`);
           return version;
         },

@@ -1,14 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import type { MemoryCard, MemoryListOptions } from '../contracts/index.js';
+import type { MemoryCard, MemoryListOptions, Scope } from '../contracts/index.js';
 import { MEMORY_CARD_TYPES } from '../contracts/index.js';
 import { InvalidArgumentError } from '../errors/index.js';
 import {
   assertSafeId,
   type Clock,
   isSafeId,
-  normalizeScope,
+  SCOPE_FIELDS,
   type ScopeField,
-  scopeKey,
 } from '../storage/index.js';
 
 export interface MemoryStoreOptions {
@@ -68,9 +67,10 @@ function isStringArray(value: unknown): value is string[] {
 
 /**
  * Checks a card read back from storage; `undefined` when it is damaged or belongs to another
- * scope than `key` (a card is only ever returned in the scope it was added in).
+ * scope than `scope` (a card is only ever returned in the scope it was added in). `scope` must be
+ * normalized (see `normalizeScope`).
  */
-export function validateStoredCard(value: unknown, key: string): MemoryCard | undefined {
+export function validateStoredCard(value: unknown, scope: Scope): MemoryCard | undefined {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
   const card = value as Partial<MemoryCard>;
   if (!isSafeId(card.id) || typeof card.content !== 'string') return undefined;
@@ -79,13 +79,12 @@ export function validateStoredCard(value: unknown, key: string): MemoryCard | un
   if (typeof card.createdAt !== 'string' || typeof card.updatedAt !== 'string') return undefined;
   if (card.source !== undefined && typeof card.source !== 'string') return undefined;
   if (card.supersededBy !== undefined && typeof card.supersededBy !== 'string') return undefined;
-  if (card.scope === null || typeof card.scope !== 'object') return undefined;
-  try {
-    if (scopeKey(card.scope) !== key) return undefined;
-  } catch {
-    return undefined;
+  const cardScope = card.scope as Record<string, unknown> | undefined;
+  if (cardScope === null || typeof cardScope !== 'object') return undefined;
+  for (const field of SCOPE_FIELDS) {
+    if (cardScope[field] !== scope[field]) return undefined;
   }
-  return { ...(card as MemoryCard), scope: normalizeScope(card.scope) };
+  return { ...(card as MemoryCard), scope: { ...scope } };
 }
 
 /** A deep copy of a card, so callers never hold the store's own objects. */

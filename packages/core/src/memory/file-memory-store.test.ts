@@ -52,6 +52,18 @@ describe('file memory store', () => {
     ).toEqual(cards);
   });
 
+  it('sees writes of another store instance on the same root (another process)', async () => {
+    const { store, root } = setup();
+    const other = createFileMemoryStore({ root });
+    const [first] = await store.add(scope, [{ content: 'first' }]);
+    expect(await other.list(scope)).toEqual([first]);
+    const [second] = await store.add(scope, [{ content: 'second' }]);
+    expect(await other.list(scope)).toEqual([first, second]);
+    await other.remove(scope, [first!.id]);
+    expect(await store.list(scope)).toEqual([second]);
+    expect(await store.add(scope, [{ content: 'first' }])).not.toEqual([first]);
+  });
+
   it('salvages the intact lines of a file that is no longer JSON', async () => {
     const { store, path, events } = setup();
     const cards = await store.add(scope, [
@@ -120,6 +132,17 @@ describe('file memory store', () => {
     const error = await rejection(store.add(scope, [{ content: 'x' }]));
     expect(StorageError.isInstance(error)).toBe(true);
     expect(StorageError.isInstance(await rejection(store.list(scope)))).toBe(true);
+  });
+
+  it('clears temporary files left by a writer killed mid-write', async () => {
+    const { store, path } = setup();
+    await store.add(scope, [{ content: 'one' }]);
+    await writeFile(`${path}.3141592653`, 'half a write');
+    const fresh = createFileMemoryStore({ root: join(path, '..', '..', '..', '..', '..') });
+    await fresh.add(scope, [{ content: 'two' }]);
+    expect(
+      (await readdir(join(path, '..'))).filter((file) => file.startsWith('cards.json.')),
+    ).toEqual([]);
   });
 
   it('defaults its root to .ctxmem in the working directory', async () => {

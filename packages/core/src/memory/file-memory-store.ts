@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { MemoryCard, MemoryStore, Scope } from '../contracts/index.js';
 import {
@@ -10,9 +10,9 @@ import {
   isoNow,
   normalizeScope,
   quarantineFile,
+  removeLeftoverTempFiles,
   reportCorruption,
   scopeFolder,
-  scopeKey,
   systemClock,
   validateRequiredScope,
   withFileLock,
@@ -47,6 +47,8 @@ export interface FileMemoryStoreOptions extends MemoryStoreOptions, CorruptionOp
 
 const FORMAT = 'ctxmem-memory-cards';
 const VERSION = 1;
+/** Scopes whose parsed cards a store keeps in memory. */
+const CACHED_SCOPES = 1000;
 
 /**
  * One card per line inside a valid JSON document: `JSON.parse` reads it whole, and if the file is
@@ -66,7 +68,7 @@ interface LoadedCards {
 }
 
 /** Parses a cards file, salvaging intact lines when the document as a whole is not JSON. */
-export function parseCards(text: string, key: string): LoadedCards {
+export function parseCards(text: string, scope: Scope): LoadedCards {
   let document: unknown;
   try {
     document = JSON.parse(text);
@@ -77,7 +79,7 @@ export function parseCards(text: string, key: string): LoadedCards {
   if (body && typeof body === 'object' && body.format === FORMAT && Array.isArray(body.cards)) {
     const cards: MemoryCard[] = [];
     for (const value of body.cards) {
-      const card = validateStoredCard(value, key);
+      const card = validateStoredCard(value, scope);
       if (card) cards.push(card);
     }
     const damaged = body.cards.length - cards.length;
@@ -97,7 +99,7 @@ export function parseCards(text: string, key: string): LoadedCards {
       damaged++;
       continue;
     }
-    const card = validateStoredCard(value, key);
+    const card = validateStoredCard(value, scope);
     if (card) cards.push(card);
     else damaged++;
   }
@@ -130,31 +132,66 @@ export function createFileMemoryStore({
 
   const resolveScope = (scope: Scope) => {
     assertRequiredScope(scope, required);
-    return {
-      key: scopeKey(scope),
-      scope: normalizeScope(scope),
-      path: join(scopeFolder(base, scope), 'cards.json'),
-    };
+    const normalized = normalizeScope(scope);
+    return { scope: normalized, path: join(scopeFolder(base, normalized), 'cards.json') };
   };
 
-  async function load(path: string, key: string): Promise<LoadedCards> {
-    const text = await withStorageErrors(path, 'read', async () => {
+  // Parsed cards per file, keyed by the file's identity: every write is an atomic rename (a new
+  // inode), so an unchanged signature means unchanged content and `list` skips the parse.
+  const cache = new Map<string, { signature: string; cards: MemoryCard[] }>();
+
+  const signatureOf = (info: { ino: number; size: number; mtimeMs: number; ctimeMs: number }) =>
+    `${info.ino}:${info.size}:${info.mtimeMs}:${info.ctimeMs}`;
+
+  function remember(path: string, signature: string, cards: MemoryCard[]): void {
+    cache.delete(path);
+    if (cache.size >= CACHED_SCOPES) cache.delete(cache.keys().next().value!);
+    cache.set(path, { signature, cards });
+  }
+
+  async function load(path: string, scope: Scope): Promise<LoadedCards> {
+    return withStorageErrors(path, 'read', async () => {
+      let handle: Awaited<ReturnType<typeof open>>;
       try {
-        return await readFile(path, 'utf8');
+        handle = await open(path, 'r');
       } catch (error) {
-        if (hasErrorCode(error, 'ENOENT')) return undefined;
-        throw error;
+        if (!hasErrorCode(error, 'ENOENT')) throw error;
+        cache.delete(path);
+        return { cards: [], damaged: 0 };
+      }
+      try {
+        const signature = signatureOf(await handle.stat());
+        const cached = cache.get(path);
+        if (cached?.signature === signature) return { cards: cached.cards, damaged: 0 };
+        const loaded = parseCards(await handle.readFile('utf8'), scope);
+        if (loaded.damaged === 0) remember(path, signature, loaded.cards);
+        return loaded;
+      } finally {
+        await handle.close();
       }
     });
-    return text === undefined ? { cards: [], damaged: 0 } : parseCards(text, key);
+  }
+
+  const tidied = new Set<string>();
+
+  /** Under the lock: writes the cards and keeps them as the cached parse of the new file. */
+  async function save(path: string, cards: MemoryCard[]): Promise<void> {
+    if (!tidied.has(path)) {
+      // Temporary files of writers killed mid-write; safe to delete while holding the lock.
+      tidied.add(path);
+      await removeLeftoverTempFiles(path);
+    }
+    await writeFileAtomic(path, serializeCards(cards));
+    const info = await stat(path).catch(() => undefined);
+    if (info) remember(path, signatureOf(info), cards);
   }
 
   /** Under the lock: the cards, after recovering a damaged file (kept aside and reported). */
-  async function loadForUpdate(path: string, key: string): Promise<MemoryCard[]> {
-    const loaded = await load(path, key);
+  async function loadForUpdate(path: string, scope: Scope): Promise<MemoryCard[]> {
+    const loaded = await load(path, scope);
     if (loaded.damaged === 0) return loaded.cards;
     const quarantinedPath = await quarantineFile(path);
-    await writeFileAtomic(path, serializeCards(loaded.cards));
+    await save(path, loaded.cards);
     reportCorruption(
       {
         path,
@@ -169,10 +206,10 @@ export function createFileMemoryStore({
   }
 
   /** Without the lock when the file is healthy; with it when it must be recovered. */
-  async function read(path: string, key: string): Promise<MemoryCard[]> {
-    const loaded = await load(path, key);
+  async function read(path: string, scope: Scope): Promise<MemoryCard[]> {
+    const loaded = await load(path, scope);
     if (loaded.damaged === 0) return loaded.cards;
-    return withFileLock(path, () => loadForUpdate(path, key), lock);
+    return withFileLock(path, () => loadForUpdate(path, scope), lock);
   }
 
   return {
@@ -182,13 +219,13 @@ export function createFileMemoryStore({
       return withFileLock(
         resolved.path,
         async () => {
-          const existing = await loadForUpdate(resolved.path, resolved.key);
+          const existing = await loadForUpdate(resolved.path, resolved.scope);
           const result = mergeCards(existing, drafts, {
             scope: resolved.scope,
             now: isoNow(clock),
             generateId: nextId,
           });
-          if (result.changed) await writeFileAtomic(resolved.path, serializeCards(result.cards));
+          if (result.changed) await save(resolved.path, result.cards);
           return result.results.map(copyCard);
         },
         lock,
@@ -196,29 +233,31 @@ export function createFileMemoryStore({
     },
 
     async list(scope, options) {
-      const { key, path } = resolveScope(scope);
-      return visibleCards(await read(path, key), options);
+      const resolved = resolveScope(scope);
+      return visibleCards(await read(resolved.path, resolved.scope), options).map(copyCard);
     },
 
     async get(scope, id) {
-      const { key, path } = resolveScope(scope);
+      const resolved = resolveScope(scope);
       assertSafeId(id, 'card id');
-      const card = (await read(path, key)).find((candidate) => candidate.id === id);
+      const card = (await read(resolved.path, resolved.scope)).find(
+        (candidate) => candidate.id === id,
+      );
       if (!card) throw cardNotFound(id);
-      return card;
+      return copyCard(card);
     },
 
     async remove(scope, ids) {
-      const { key, path } = resolveScope(scope);
+      const { scope: normalized, path } = resolveScope(scope);
       assertCardIds(ids);
       if (ids.length === 0) return;
       const removed = new Set(ids);
       await withFileLock(
         path,
         async () => {
-          const cards = await loadForUpdate(path, key);
+          const cards = await loadForUpdate(path, normalized);
           const kept = cards.filter((card) => !removed.has(card.id));
-          if (kept.length !== cards.length) await writeFileAtomic(path, serializeCards(kept));
+          if (kept.length !== cards.length) await save(path, kept);
         },
         lock,
       );

@@ -108,12 +108,22 @@ interface Analysis {
   set: Set<string>;
 }
 
+// Analyses depend on the content alone, so they are memoized across calls: a store that adds one
+// card at a time then tokenizes each existing card once, not on every add.
+const analysisCache = new Map<string, Analysis>();
+const ANALYSIS_CACHE_LIMIT = 50_000;
+
 function analyze(content: string): Analysis {
+  const cached = analysisCache.get(content);
+  if (cached) return cached;
   const normalized = normalizeCardContent(content);
   const tokens = contentTokens(normalized);
   // Sentences of stop words only ("it is what it is") fall back to all their words.
   const effective = tokens.length > 0 ? tokens : normalized.split(' ').filter(Boolean);
-  return { normalized, tokens: effective, set: new Set(effective) };
+  const analysis = { normalized, tokens: effective, set: new Set(effective) };
+  if (analysisCache.size >= ANALYSIS_CACHE_LIMIT) analysisCache.clear();
+  analysisCache.set(content, analysis);
+  return analysis;
 }
 
 function jaccard(left: Set<string>, right: Set<string>): number {
@@ -124,6 +134,10 @@ function jaccard(left: Set<string>, right: Set<string>): number {
 }
 
 function isNearDuplicate(left: Analysis, right: Analysis): boolean {
+  // Jaccard can never reach the threshold when one set is much larger than the other.
+  const smaller = Math.min(left.set.size, right.set.size);
+  const larger = Math.max(left.set.size, right.set.size);
+  if (smaller < NEAR_DUPLICATE_THRESHOLD * larger) return false;
   if (jaccard(left.set, right.set) < NEAR_DUPLICATE_THRESHOLD) return false;
   const onlyLeft = [...left.set].filter((token) => !right.set.has(token));
   const onlyRight = [...right.set].filter((token) => !left.set.has(token));
@@ -255,46 +269,37 @@ export function mergeCards(
 ): MergeCardsResult {
   const valid = validateDrafts(drafts);
   const cards = [...existing];
-  const analyses = new Map<string, Analysis>();
-  const analysisOf = (card: MemoryCard): Analysis => {
-    let analysis = analyses.get(card.id);
-    if (!analysis) {
-      analysis = analyze(card.content);
-      analyses.set(card.id, analysis);
-    }
-    return analysis;
-  };
+  // Positions of the current (not superseded) cards, and their normalized contents.
+  const current = new Set<number>();
+  const exact = new Map<string, number>();
+  cards.forEach((card, position) => {
+    if (card.supersededBy !== undefined) return;
+    current.add(position);
+    exact.set(analyze(card.content).normalized, position);
+  });
   const outcomes: MergeOutcome[] = [];
   let changed = false;
 
   for (const draft of valid) {
     const draftAnalysis = analyze(draft.content);
-    const current = cards
-      .map((card, position) => ({ card, position }))
-      .filter(({ card }) => card.supersededBy === undefined);
 
-    const exact = current.find(
-      ({ card }) => analysisOf(card).normalized === draftAnalysis.normalized,
-    );
-    if (exact) {
-      outcomes.push({ kind: 'duplicate', cardId: exact.card.id });
+    const duplicate = exact.get(draftAnalysis.normalized);
+    if (duplicate !== undefined) {
+      outcomes.push({ kind: 'duplicate', cardId: cards[duplicate]!.id });
       continue;
     }
 
-    let best: { card: MemoryCard; position: number; score: number } | undefined;
-    for (const entry of current) {
-      const analysis = analysisOf(entry.card);
+    let best: { position: number; score: number } | undefined;
+    for (const position of current) {
+      const analysis = analyze(cards[position]!.content);
       if (!isNearDuplicate(analysis, draftAnalysis)) continue;
       const score = jaccard(analysis.set, draftAnalysis.set);
-      if (!best || score > best.score) best = { ...entry, score };
+      if (!best || score > best.score) best = { position, score };
     }
     if (best) {
-      cards[best.position] = {
-        ...best.card,
-        tags: mergeTags(best.card.tags, draft.tags),
-        updatedAt: now,
-      };
-      outcomes.push({ kind: 'near-duplicate', cardId: best.card.id });
+      const near = cards[best.position]!;
+      cards[best.position] = { ...near, tags: mergeTags(near.tags, draft.tags), updatedAt: now };
+      outcomes.push({ kind: 'near-duplicate', cardId: near.id });
       changed = true;
       continue;
     }
@@ -311,14 +316,20 @@ export function mergeCards(
     };
     const superseded: string[] = [];
     if (SUPERSEDING_TYPES.has(draft.type)) {
-      for (const { card: older, position } of current) {
-        if (older.type !== draft.type || !supersedes(analysisOf(older), draftAnalysis)) continue;
+      for (const position of current) {
+        const older = cards[position]!;
+        if (older.type !== draft.type || !supersedes(analyze(older.content), draftAnalysis))
+          continue;
         cards[position] = { ...older, supersededBy: card.id, updatedAt: now };
         superseded.push(older.id);
+        current.delete(position);
+        const normalized = analyze(older.content).normalized;
+        if (exact.get(normalized) === position) exact.delete(normalized);
       }
     }
+    current.add(cards.length);
+    exact.set(draftAnalysis.normalized, cards.length);
     cards.push(card);
-    analyses.set(card.id, draftAnalysis);
     outcomes.push({ kind: 'added', cardId: card.id, superseded });
     changed = true;
   }

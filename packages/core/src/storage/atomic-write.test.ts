@@ -1,9 +1,9 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StorageError } from '../errors/index.js';
-import { toStorageError, writeFileAtomic } from './index.js';
+import { removeLeftoverTempFiles, toStorageError, writeFileAtomic } from './index.js';
 
 let folder: string;
 beforeAll(async () => {
@@ -45,6 +45,36 @@ describe('writeFileAtomic', () => {
     expect((error as StorageError).path).toBe(path);
     expect((error as StorageError).message).toContain(path);
     expect((error as StorageError).message).toMatch(/ENOTDIR|EEXIST/);
+  });
+});
+
+describe('removeLeftoverTempFiles', () => {
+  it('removes only the temporary files of the given file', async () => {
+    const dir = join(folder, 'leftovers');
+    await mkdir(dir);
+    const names = [
+      'cards.json',
+      'cards.json.1234567',
+      'cards.json.42',
+      'cards.json.lock',
+      'cards.json.corrupt-20260101T000000.000Z',
+      'cards.jsonx.99',
+      'state.json.77',
+    ];
+    for (const name of names) await writeFile(join(dir, name), 'x');
+    await mkdir(join(dir, 'cards.json.lock2'));
+    expect(await removeLeftoverTempFiles(join(dir, 'cards.json'))).toBe(2);
+    expect((await readdir(dir)).sort()).toEqual(
+      [
+        'cards.json',
+        'cards.json.corrupt-20260101T000000.000Z',
+        'cards.json.lock',
+        'cards.json.lock2',
+        'cards.jsonx.99',
+        'state.json.77',
+      ].sort(),
+    );
+    expect(await removeLeftoverTempFiles(join(folder, 'missing', 'x.json'))).toBe(0);
   });
 });
 

@@ -1,5 +1,5 @@
-import { mkdir, open } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { mkdir, open, readdir, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import writeFileAtomicLibrary from 'write-file-atomic';
 import { hasErrorCode, withStorageErrors } from './storage-error.js';
 
@@ -36,4 +36,25 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array): 
     });
     await fsyncDirectory(folder);
   });
+}
+
+/**
+ * Deletes the temporary files (`<name>.<digits>`) that `writeFileAtomic` leaves beside `path` when
+ * its process is killed between writing and renaming. Only call it while holding the lock that
+ * every writer of `path` takes: then no live writer can own one of them. Returns how many it
+ * removed; failures are ignored (the files are harmless, only clutter).
+ */
+export async function removeLeftoverTempFiles(path: string): Promise<number> {
+  const name = basename(path);
+  const pattern = new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.\\d+$`);
+  let removed = 0;
+  const entries = await readdir(dirname(path)).catch(() => [] as string[]);
+  for (const entry of entries) {
+    if (!pattern.test(entry)) continue;
+    await rm(join(dirname(path), entry), { force: true }).then(
+      () => removed++,
+      () => {},
+    );
+  }
+  return removed;
 }

@@ -1,4 +1,4 @@
-export { fsyncDirectory, writeFileAtomic } from './atomic-write.js';
+export { fsyncDirectory, removeLeftoverTempFiles, writeFileAtomic } from './atomic-write.js';
 export { type Clock, isoNow, systemClock } from './clock.js';
 export {
   type CorruptionEvent,

@@ -12,34 +12,35 @@ function display(id: string): string {
   return printable.length > 40 ? `${printable.slice(0, 40)}…` : printable;
 }
 
+/** Why `id` is unsafe to use in a file path or key, or `undefined` when it is safe. */
+function unsafeIdReason(id: unknown): string | undefined {
+  if (typeof id !== 'string') return `expected a string, got ${typeof id}`;
+  if (id.length === 0) return 'it is empty';
+  if (id.length > MAX_ID_LENGTH) return `it is longer than ${MAX_ID_LENGTH} characters`;
+  if (id.includes('/') || id.includes('\\')) return 'it contains a path separator';
+  if (id.includes('..')) return 'it contains ".."';
+  if (id === '.') return 'it is "."';
+  if (CONTROL_CHARACTER.test(id)) return 'it contains a control character';
+  if (WINDOWS_DRIVE.test(id)) return 'it looks like an absolute path';
+  return undefined;
+}
+
 /**
  * Throws `InvalidIdError` unless `id` is safe to use in a file path or a key: a non-empty string of
  * at most 200 characters without `/`, `\`, `..`, NUL or other control characters, and not an
  * absolute or drive-relative path. `label` names the id in the message (`userId`, `card id`, ...).
  */
 export function assertSafeId(id: unknown, label = 'id'): asserts id is string {
-  const reject = (reason: string): never => {
-    throw new InvalidIdError({
-      message: `Invalid ${label} ${JSON.stringify(typeof id === 'string' ? display(id) : id)}: ${reason}.`,
-      id: typeof id === 'string' ? display(id) : String(id),
-    });
-  };
-  if (typeof id !== 'string') return reject(`expected a string, got ${typeof id}`);
-  if (id.length === 0) return reject('it is empty');
-  if (id.length > MAX_ID_LENGTH) return reject(`it is longer than ${MAX_ID_LENGTH} characters`);
-  if (id.includes('/') || id.includes('\\')) return reject('it contains a path separator');
-  if (id.includes('..')) return reject('it contains ".."');
-  if (id === '.') return reject('it is "."');
-  if (CONTROL_CHARACTER.test(id)) return reject('it contains a control character');
-  if (WINDOWS_DRIVE.test(id)) return reject('it looks like an absolute path');
+  const reason = unsafeIdReason(id);
+  if (reason === undefined) return;
+  const shown = typeof id === 'string' ? display(id) : String(id);
+  throw new InvalidIdError({
+    message: `Invalid ${label} ${typeof id === 'string' ? JSON.stringify(shown) : shown}: ${reason}.`,
+    id: shown,
+  });
 }
 
 /** True when `assertSafeId` would accept `id`. */
 export function isSafeId(id: unknown): id is string {
-  try {
-    assertSafeId(id);
-    return true;
-  } catch {
-    return false;
-  }
+  return unsafeIdReason(id) === undefined;
 }
