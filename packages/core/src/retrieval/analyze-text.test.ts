@@ -41,6 +41,10 @@ describe('analyzeText', () => {
     expect(terms).not.toContain('选型建议x');
   });
 
+  it('separates Latin words and digits glued to CJK text', () => {
+    expect(analyzeText('GPU选型用A100')).toEqual(['gpu', '选型', '型用', '选型用', 'a100']);
+  });
+
   it('keeps a lone CJK character as one term', () => {
     expect(analyzeText('猫')).toEqual(['猫']);
   });

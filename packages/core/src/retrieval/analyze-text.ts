@@ -47,8 +47,10 @@ export interface TextAnalyzerOptions {
  * A run of CJK ideographs, kana or hangul (with the iteration marks and the prolonged sound mark
  * that belong inside words), or a run of other letters and digits.
  */
-const cjkRun = String.raw`[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}々〆ー]+`;
-const wordRun = String.raw`[\p{L}\p{M}\p{N}]+`;
+const cjkCharacter = String.raw`[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}々〆ー]`;
+const cjkRun = `${cjkCharacter}+`;
+// CJK characters are letters too: a word stops where a CJK run starts ("GPU选型" → "gpu", "选型").
+const wordRun = String.raw`(?:(?!${cjkCharacter})[\p{L}\p{M}\p{N}])+`;
 const tokenPattern = new RegExp(`(${cjkRun})|(${wordRun})`, 'gu');
 /** `don't`, `won't`, `isn't`, ...: auxiliaries with a negation, all function words. */
 const negatedAuxiliary = /[\p{L}]+n['’]t(?![\p{L}])/gu;

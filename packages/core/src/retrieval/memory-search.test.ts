@@ -112,6 +112,25 @@ describe('createMemorySearch', () => {
     expect(hits[0]?.card.content).toBe('Write the migration guide before the release');
   });
 
+  it('finds Chinese and Japanese memories through CJK n-grams', async () => {
+    const store = createInMemoryMemoryStore();
+    await store.add(alice, [
+      { content: '我们决定GPU选型使用A100', type: 'decision' },
+      { content: '用户喜欢用Python写脚本', type: 'preference' },
+      { content: '会議は毎週月曜日の午前十時です' },
+    ]);
+    for (const mode of ['bm25', 'hybrid'] as const) {
+      const search = createMemorySearch({ store, mode });
+      expect(contents(await search.search(alice, 'GPU 选型'))[0]).toBe('我们决定GPU选型使用A100');
+      expect(contents(await search.search(alice, '用户喜欢什么语言？'))[0]).toBe(
+        '用户喜欢用Python写脚本',
+      );
+      expect(contents(await search.search(alice, '会議はいつ？'))[0]).toBe(
+        '会議は毎週月曜日の午前十時です',
+      );
+    }
+  });
+
   it('returns at most topK hits, and none for an empty query', async () => {
     const { search } = await setup();
     expect(await search.search(alice, 'the user the team the release', { topK: 2 })).toHaveLength(
