@@ -1,0 +1,55 @@
+/**
+ * `@ctxmem/core/test`: test doubles and the conformance suites that every store, index and driver
+ * runs. Needs `vitest` (the suites) and `fast-check` (the arbitraries) as dev dependencies.
+ */
+export {
+  type ArbitraryMessagesOptions,
+  type ArbitraryOpenAIChatOptions,
+  arbitraryJsonValue,
+  arbitraryMessages,
+  arbitraryModelMessages,
+  arbitraryOpenAIChatMessages,
+  arbitraryText,
+  arbitraryToolInput,
+} from './arbitraries/messages.js';
+export { createFakeClock, type FakeClock } from './clock.js';
+export {
+  createFixedEmbedder,
+  type FakeEmbedderBehavior,
+  type FixedEmbedder,
+  type FixedEmbedderOptions,
+} from './embedders.js';
+export {
+  type HistoryStoreFactory,
+  type HistoryStoreFactoryOptions,
+  testHistoryStore,
+} from './history-store-suite.js';
+export {
+  type CompactionInvariant,
+  type CompactionInvariantOptions,
+  type CompactionViolation,
+  checkCompactionInvariants,
+} from './invariants.js';
+export {
+  type CreateMemoryIndex,
+  type MemoryIndexSuiteOptions,
+  testMemoryIndex,
+} from './memory-index-suite.js';
+export {
+  type MemoryStoreFactory,
+  type MemoryStoreFactoryOptions,
+  testMemoryStore,
+} from './memory-store-suite.js';
+export {
+  type OffloadStoreFactory,
+  type OffloadStoreFactoryOptions,
+  testOffloadStore,
+} from './offload-store-suite.js';
+export {
+  createFailingSummarizer,
+  createScriptedComplete,
+  type FailingSummarizer,
+  type ScriptedComplete,
+  type ScriptedCompleteOptions,
+  type ScriptedStep,
+} from './summarizers.js';
