@@ -22,7 +22,7 @@ export interface HashingEmbedderOptions {
    */
   characterNgrams?: { min: number; max: number } | false;
   /**
-   * Weight of all character n-grams of a word together, relative to the word itself (1).
+   * Weight (L2 norm) of all character n-grams of a word together, relative to the word itself (1).
    * @default 1
    */
   characterNgramWeight?: number;
@@ -121,7 +121,8 @@ export function createHashingEmbedder({
           grams.push(marked.slice(start, start + size));
         }
       }
-      // Spread the word's n-gram weight over its grams, so long words do not dominate.
+      // Together a word's grams weigh `characterNgramWeight` in L2 terms, whatever its length, so
+      // they count about as much as the word itself and long words do not dominate.
       for (const gram of grams) add(`c:${gram}`, characterNgramWeight / Math.sqrt(grams.length));
     }
     return weights;
