@@ -171,8 +171,9 @@ async function acquire(
  * Runs `operation` while holding an exclusive cross-process lock on `path` (a `<path>.lock`
  * folder; `path` itself need not exist). Use it around every read-modify-write of a shared file.
  * Waiting processes retry with jittered backoff; a lock whose holder died (even by SIGKILL) is
- * taken over once it is `staleMs` old. Callers in the same process queue in order. Never call a
- * model or anything slow while holding a lock.
+ * taken over once it is `staleMs` old. Callers in the same process queue in order. The lock is
+ * not re-entrant: taking the same lock again inside `operation` waits forever. Never call a model
+ * or anything slow while holding a lock.
  */
 export async function withFileLock<T>(
   path: string,
