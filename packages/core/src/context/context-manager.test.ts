@@ -225,6 +225,26 @@ describe('createContextManager', () => {
     expect(bob.messages.some((message) => message.ctxmem?.kind === 'memory-injection')).toBe(false);
   });
 
+  it('does not inject memories that do not match the question', async () => {
+    const memoryStore = createInMemoryMemoryStore();
+    await memoryStore.add({}, [
+      { content: 'The deployment key rotates every month.', type: 'fact' },
+    ]);
+    const manager = createContextManager({
+      contextWindow: 6_000,
+      counter,
+      memory: { store: memoryStore, search: createMemorySearch({ store: memoryStore }) },
+    });
+    const unrelated = await manager.prepare([
+      { role: 'user', content: 'What is your favourite colour?' },
+    ]);
+    expect(unrelated.injected).toBe(0);
+    const related = await manager.prepare([
+      { role: 'user', content: 'How often does the deployment key rotate?' },
+    ]);
+    expect(related.injected).toBe(1);
+  });
+
   it('keeps the history when the summarizer fails and never stores its error text', async () => {
     const failing: Summarizer = {
       name: 'broken',

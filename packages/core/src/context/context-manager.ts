@@ -41,6 +41,12 @@ export interface MemoryOptions {
   topK?: number;
   /** Token budget of the injected block. @default 800 */
   maxTokens?: number;
+  /**
+   * Memories scoring below this are not injected, so weak matches do not cost tokens or mislead
+   * the model (the scale is the search's; about 1 means every query word matched).
+   * @default 0.1
+   */
+  minScore?: number;
   /** Give up on the search after this long and send the prompt without memories. @default 2000 */
   searchTimeoutMs?: number;
 }
@@ -389,6 +395,7 @@ export function createContextManager(options: ContextManagerOptions = {}): Conte
       const hits = await withTimeout(
         memory.search.search(scope, messageText(newest), {
           topK: memory.topK ?? 5,
+          minScore: memory.minScore ?? 0.1,
           ...(abortSignal ? { abortSignal } : {}),
         }),
         memory.searchTimeoutMs ?? 2_000,
