@@ -121,12 +121,17 @@ export function buildCounter(
     return total;
   }
 
-  function countAt(message: Message, path: string): number {
+  /** `index` is the message's position in a `countMessages` call, for error paths. */
+  function countAt(message: Message, index?: number): number {
     if (typeof message === 'object' && message !== null) {
       const cached = byObject.get(message);
       if (cached !== undefined) return cached;
     }
-    const cost = messageCost(message, path, settings);
+    const cost = messageCost(
+      message,
+      index === undefined ? 'message' : `messages[${index}]`,
+      settings,
+    );
     let count: number | undefined;
     if (byContent === undefined) {
       count = countCost(cost);
@@ -142,6 +147,11 @@ export function buildCounter(
     return count;
   }
 
+  // The previous `countMessages` input and its running totals: a history that grew keeps its
+  // earlier message objects, and comparing references is cheaper than even a WeakMap lookup.
+  let previousMessages: readonly Message[] = [];
+  let previousTotals: number[] = [0];
+
   return {
     name,
     promptOverhead,
@@ -155,17 +165,26 @@ export function buildCounter(
       return countText(text);
     },
     countMessage(message: Message): number {
-      return countAt(message, 'message');
+      return countAt(message);
     },
     countMessages(messages: readonly Message[]): number {
       if (!Array.isArray(messages)) {
         throw new InvalidMessageError({ message: 'messages must be an array', path: 'messages' });
       }
-      let total = promptOverhead;
-      for (let index = 0; index < messages.length; index++) {
-        total += countAt(messages[index]!, `messages[${index}]`);
+      const length = messages.length;
+      const shared = Math.min(length, previousMessages.length);
+      let matched = 0;
+      while (matched < shared && messages[matched] === previousMessages[matched]) matched++;
+      const totals = previousTotals.slice(0, matched + 1);
+      let total = totals[matched]!;
+      for (let index = matched; index < length; index++) {
+        total += countAt(messages[index]!, index);
+        totals.push(total);
       }
-      return total;
+      // Copied, so a caller that mutates its array cannot make a stale prefix look current.
+      previousMessages = messages.slice();
+      previousTotals = totals;
+      return total + promptOverhead;
     },
   };
 }

@@ -2,15 +2,25 @@ import type { TokenCounter } from '../contracts/index.js';
 import { buildCounter, type MessageCountOptions } from './build-counter.js';
 import { estimateTextTokens } from './estimate-text-tokens.js';
 
-/** Options of `createEstimateCounter`: the same message costs and cache as `createTokenCounter`. */
-export type EstimateCounterOptions = MessageCountOptions;
+export interface EstimateCounterOptions extends MessageCountOptions {
+  /**
+   * Message counts kept by content fingerprint. Off by default: fingerprinting a message costs
+   * about as much as estimating it. Counts are still cached per message object.
+   * @default 0
+   */
+  cacheSize?: number;
+}
 
 /**
  * A cheap token counter for hot paths: estimates text from character classes (see
  * `estimateTextTokens`) instead of running BPE, and counts messages exactly as
- * `createTokenCounter` does. Within about 15% of o200k_base on prose, code, JSON and CJK text;
- * use `createTokenCounter` where a budget must hold exactly.
+ * `createTokenCounter` does. Within 20% of o200k_base on each of the prose, code, JSON, CJK,
+ * Cyrillic and base64 samples it is tested on (about 5% on average); use `createTokenCounter` where a
+ * budget must hold exactly.
  */
-export function createEstimateCounter(options: EstimateCounterOptions = {}): TokenCounter {
-  return buildCounter('estimate', estimateTextTokens, options);
+export function createEstimateCounter({
+  cacheSize = 0,
+  ...options
+}: EstimateCounterOptions = {}): TokenCounter {
+  return buildCounter('estimate', estimateTextTokens, { ...options, cacheSize });
 }

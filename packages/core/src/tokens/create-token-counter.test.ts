@@ -424,6 +424,26 @@ describe('caching', () => {
     expect(after - before).toBe(counter.countMessage({ role: 'user', content: 'one more' }));
   });
 
+  it('recounts only new or replaced messages when the same objects are passed again', () => {
+    const { counter, calls } = spyCounter();
+    const history = conversation(50);
+    const before = counter.countMessages(history);
+    calls.length = 0;
+    const grown = [...history, { role: 'user', content: 'next' } as Message];
+    expect(counter.countMessages(grown)).toBe(before + 3 + 1 + 4);
+    expect(calls).toEqual(['next']);
+    // Replacing a message in the middle changes the total by the difference, nothing else.
+    const edited = [...grown];
+    edited[10] = { role: 'user', content: 'x' };
+    const expected = before + 3 + 1 + 4 - counter.countMessage(history[10]!) + 3 + 1 + 1;
+    expect(counter.countMessages(edited)).toBe(expected);
+    // Mutating the array that was passed must not leave a stale total behind.
+    grown.length = 10;
+    expect(counter.countMessages(grown)).toBe(
+      grown.reduce((sum, message) => sum + counter.countMessage(message), 3),
+    );
+  });
+
   it('shares cache entries across ids and ctxmem metadata, which are not counted', () => {
     const { counter, calls } = spyCounter();
     counter.countMessage({ role: 'user', content: 'same', id: 'a' });

@@ -8,7 +8,7 @@ const ASCII_LETTERS_PER_TOKEN = 7;
 /** Letters per token for letters of other alphabets (accented Latin, Greek, Cyrillic…). */
 const OTHER_LETTERS_PER_TOKEN = 5;
 /** Tokens per Han character (Chinese, Japanese kanji). */
-const HAN_TOKENS = 0.75;
+const HAN_TOKENS = 0.8;
 /** Tokens per kana character. */
 const KANA_TOKENS = 0.75;
 /** Tokens per Hangul syllable. */
@@ -97,7 +97,7 @@ function denseRunEnd(text: string, start: number): number {
  * classes alone. ASCII words cost a token per started seven letters and are split where the
  * pre-tokenizer splits them (`camelCase` is two words); other alphabets a token per five letters;
  * numbers one per three digits; punctuation one per two characters (a mark right before a word
- * joins it); Han, kana and Hangul three quarters of a token per character; emoji 1.5; base64 and
+ * joins it); Han characters 0.8 tokens, kana and Hangul 0.75; emoji 1.5; base64 and
  * hashes 1.6 characters per token. Single spaces are free (they join the next word); other
  * whitespace runs cost one token.
  */

@@ -1,0 +1,476 @@
+/**
+ * `pnpm bench tokens`: token counting. Throughput of ctxmem's counter against plain js-tiktoken
+ * and gpt-tokenizer on English, CJK and JSON; time on single long CJK runs (where js-tiktoken is
+ * quadratic); ctxmem's count against js-tiktoken's on pathological pieces (and the error a
+ * fixed-size split would have cost); the estimator's error and speed; and recounting a
+ * 2,000-message history grown by one message. Every text is generated here from fixed seeds.
+ */
+import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { countTokens as gptTokenizerCount } from 'gpt-tokenizer/encoding/o200k_base';
+import type { Message } from '../packages/core/src/contracts/index.js';
+import {
+  createEstimateCounter,
+  createTokenCounter,
+  estimateTextTokens,
+} from '../packages/core/src/tokens/index.js';
+import type { BenchRun, BenchSection } from './types.js';
+
+/** mulberry32: a small deterministic generator, so every run sees the same texts. */
+function random(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let value = Math.imul(state ^ (state >>> 15), 1 | state);
+    value = (value + Math.imul(value ^ (value >>> 7), 61 | value)) ^ value;
+    return ((value ^ (value >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+/** Picks from `items` with a Zipf-like bias towards the front, as word frequencies are. */
+function zipfPicker<Item>(items: readonly Item[], next: () => number): () => Item {
+  return () => items[Math.floor(items.length * next() ** 2.2)]!;
+}
+
+const ENGLISH_WORDS = (
+  'the of and to a in is it you that he was for on are with as I his they be at one have this ' +
+  'from or had by not word but what some we can out other were all there when up use your how ' +
+  'said an each she which do their time if will way about many then them write would like so ' +
+  'these her long make thing see him two has look more day could go come did number sound no ' +
+  'most people my over know water than call first who may down side been now find any new work ' +
+  'part take get place made live where after back little only round man year came show every ' +
+  'good me give our under name very through just form sentence great think say help low line ' +
+  'differ turn cause much mean before move right boy old too same tell does set three want air ' +
+  'well also play small end put home read hand port large spell add even land here must big ' +
+  'high such follow act why ask men change went light kind off need house picture try us again ' +
+  'animal point mother world near build self earth father context memory budget token model ' +
+  'summary compression history conversation assistant repository deployment configuration ' +
+  'function variable database request response performance architecture implementation ' +
+  'incrementally nevertheless extraordinary responsibility understanding'
+).split(' ');
+
+function englishText(characters: number, seed: number): string {
+  const next = random(seed);
+  const word = zipfPicker(ENGLISH_WORDS, next);
+  const parts: string[] = [];
+  let length = 0;
+  while (length < characters) {
+    const sentenceLength = 6 + Math.floor(next() * 18);
+    let sentence = '';
+    for (let index = 0; index < sentenceLength; index++) {
+      let current = word();
+      if (index === 0) current = current[0]!.toUpperCase() + current.slice(1);
+      if (next() < 0.03) current = String(Math.floor(next() * 10_000));
+      sentence += (index === 0 ? '' : next() < 0.08 ? ', ' : ' ') + current;
+    }
+    sentence += next() < 0.1 ? '?' : '.';
+    const separator = next() < 0.15 ? '\n\n' : ' ';
+    parts.push(sentence, separator);
+    length += sentence.length + separator.length;
+  }
+  return parts.join('');
+}
+
+// The most frequent Chinese characters, roughly in frequency order.
+const COMMON_HAN =
+  '的一是不了人我在有他这中大来上个国到说们为子和你地出道也时年得就那要下以生会自着去之过家学' +
+  '对可她里后小么心多天而能好都然没日于起还发成事只作当想看文无开手十用主行方又如前所本见经头面' +
+  '公同三已老从动两长知民样现分将外但身些与高意进把法此实回二理美点月明其种声全工己话儿者向情部' +
+  '正名定女问力机给等几很业最间新什打便位因重被走电四第门相次东政海口使教西再平真听世气信北少关' +
+  '并内加化由却代军产入先山五太水万市眼体别处总才场师书比住员九笑性通目华报立马命张活难神数件安' +
+  '表原车白应路期叫死常提感金何更反合放做系计或司利受光王果亲界及今京务制解各任至清物台象记边共' +
+  '风战干接它许八特觉望直服毛林题建南度统色字请交爱让认算论百吃义科怎元社术结六功指思非流每青管' +
+  '夫连远资队跟带花快条院变联言权往展该领传近留红治决周保达办运武半候七必城父强步完革深区即求品' +
+  '士转量空甚众技轻程告江语英基派满式李息写呢识极令黄德收脸钱党倒未持取设始版双历越史商千片容研' +
+  '像找友孩站广改议形委早房音火际则首单据导影失拿网香似斯专石若兵弟谁校读志飞观争究包组造落视济';
+
+function chineseText(characters: number, seed: number): string {
+  const next = random(seed);
+  const character = zipfPicker([...COMMON_HAN], next);
+  let text = '';
+  let sinceBreak = 0;
+  while (text.length < characters) {
+    text += character();
+    sinceBreak++;
+    if (sinceBreak > 6 && next() < 0.08) {
+      text += next() < 0.3 ? '。' : '，';
+      sinceBreak = 0;
+    }
+  }
+  return text;
+}
+
+/** One run of CJK characters with no punctuation: a single pre-tokenizer piece. */
+function cjkRun(characters: number, seed: number): string {
+  const next = random(seed);
+  const character = zipfPicker([...COMMON_HAN], next);
+  let text = '';
+  while (text.length < characters) text += character();
+  return text;
+}
+
+function jsonText(characters: number, seed: number): string {
+  const next = random(seed);
+  const word = zipfPicker(ENGLISH_WORDS, next);
+  const records: unknown[] = [];
+  let length = 0;
+  for (let id = 1; length < characters; id++) {
+    const record = {
+      id,
+      uuid: `${Math.floor(next() * 0xffffffff).toString(16)}-${Math.floor(next() * 0xffff).toString(16)}`,
+      name: `${word()} ${word()}`,
+      email: `${word()}.${word()}@example.com`,
+      createdAt: new Date(1_700_000_000_000 + Math.floor(next() * 1e10)).toISOString(),
+      score: Math.round(next() * 10_000) / 100,
+      active: next() < 0.5,
+      tags: [word(), word(), word()],
+      url: `https://example.com/${word()}/${id}`,
+    };
+    const serialized = JSON.stringify(record);
+    records.push(record);
+    length += serialized.length + 1;
+  }
+  return JSON.stringify(records);
+}
+
+function base64Text(bytes: number, seed: number): string {
+  const next = random(seed);
+  return Buffer.from(Array.from({ length: bytes }, () => Math.floor(next() * 256))).toString(
+    'base64',
+  );
+}
+
+function best(values: number[]): number {
+  return Math.min(...values);
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+function time(action: () => unknown): number {
+  const start = performance.now();
+  action();
+  return performance.now() - start;
+}
+
+const round = (value: number, digits = 2) => Number(value.toFixed(digits));
+const percent = (value: number) => `${(value * 100).toFixed(2)}%`;
+
+/** Milliseconds to load the o200k ranks and count one word, each in a fresh process. */
+function coldStartMilliseconds(): { ctxmem: number; jsTiktoken: number } | undefined {
+  const tokens = fileURLToPath(new URL('../packages/core/src/tokens/index.ts', import.meta.url));
+  const script = `
+    const startCtxmem = performance.now();
+    const { createTokenCounter } = await import(${JSON.stringify(tokens)});
+    createTokenCounter().countText('hello');
+    const ctxmem = performance.now() - startCtxmem;
+    const startTiktoken = performance.now();
+    const { Tiktoken } = await import('js-tiktoken/lite');
+    const ranks = (await import('js-tiktoken/ranks/o200k_base')).default;
+    new Tiktoken(ranks).encode('hello');
+    const jsTiktoken = performance.now() - startTiktoken;
+    console.log(JSON.stringify({ ctxmem, jsTiktoken }));`;
+  const child = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', '--input-type=module', '-e', script],
+    { cwd: fileURLToPath(new URL('../packages/core/', import.meta.url)), encoding: 'utf8' },
+  );
+  try {
+    return JSON.parse(child.stdout.trim().split('\n').pop() ?? '');
+  } catch {
+    return undefined;
+  }
+}
+
+function conversation(messages: number, seed: number): Message[] {
+  const next = random(seed);
+  const history: Message[] = [{ role: 'system', content: englishText(1500, seed) }];
+  for (let index = 1; history.length < messages; index++) {
+    history.push({
+      role: 'user',
+      content: englishText(60 + Math.floor(next() * 400), seed + index),
+    });
+    if (next() < 0.4) {
+      const id = `call_${index}`;
+      history.push({
+        role: 'assistant',
+        content: [
+          { type: 'text', text: englishText(80, seed * 3 + index) },
+          {
+            type: 'tool-call',
+            toolCallId: id,
+            toolName: 'search',
+            input: { query: englishText(30, index) },
+          },
+        ],
+      });
+      history.push({
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: id,
+            toolName: 'search',
+            output: {
+              type: 'text',
+              value: jsonText(300 + Math.floor(next() * 1500), seed * 7 + index),
+            },
+          },
+        ],
+      });
+    }
+    history.push({
+      role: 'assistant',
+      content:
+        next() < 0.2
+          ? chineseText(200, seed + index)
+          : englishText(100 + Math.floor(next() * 800), seed * 5 + index),
+    });
+  }
+  return history.slice(0, messages);
+}
+
+/** The part of `js-tiktoken/lite` the bench uses. */
+interface JsTiktokenModule {
+  Tiktoken: new (
+    ranks: unknown,
+  ) => { encode(text: string, allowedSpecial: string[], disallowedSpecial: string[]): number[] };
+}
+
+// js-tiktoken is a dependency of @ctxmem/core, not of the workspace root.
+const requireFromCore = createRequire(new URL('../packages/core/package.json', import.meta.url));
+
+export const run: BenchRun = async ({ quick }) => {
+  const sections: BenchSection[] = [];
+  const runs = quick ? 5 : 9;
+  const counter = createTokenCounter({ encoding: 'o200k_base' });
+  const { Tiktoken } = requireFromCore('js-tiktoken/lite') as JsTiktokenModule;
+  const jsTiktoken = new Tiktoken(requireFromCore('js-tiktoken/ranks/o200k_base'));
+  const jsTiktokenCount = (text: string) => jsTiktoken.encode(text, [], []).length;
+  const encoders: Array<[string, (text: string) => number]> = [
+    ['ctxmem', (text) => counter.countText(text)],
+    ['js-tiktoken', jsTiktokenCount],
+    ['gpt-tokenizer', (text) => gptTokenizerCount(text)],
+  ];
+
+  // 1. Throughput. Each measured run counts a text none of the tokenizers has seen (a new seed),
+  // so their piece caches help only as much as they would on new text of the same kind.
+  const sizes = quick
+    ? { English: 500_000, CJK: 40_000, JSON: 300_000 }
+    : { English: 2_000_000, CJK: 100_000, JSON: 1_000_000 };
+  const generators: Record<keyof typeof sizes, (characters: number, seed: number) => string> = {
+    English: englishText,
+    CJK: chineseText,
+    JSON: jsonText,
+  };
+  const throughputRows: BenchSection['rows'] = [];
+  for (const kind of Object.keys(sizes) as Array<keyof typeof sizes>) {
+    const texts = Array.from({ length: runs + 1 }, (_, index) =>
+      generators[kind](sizes[kind], 100 + index),
+    );
+    const megabytes = Buffer.byteLength(texts[1]!) / 1e6;
+    const row: Record<string, string | number> = { text: kind, MB: round(megabytes, 2) };
+    const speeds: Record<string, number> = {};
+    let tokens = 0;
+    for (const [name, count] of encoders) {
+      count(texts[0]!); // warm-up on a different text
+      const milliseconds = best(texts.slice(1).map((text) => time(() => count(text))));
+      speeds[name] = megabytes / (milliseconds / 1000);
+      row[`${name} MB/s`] = round(speeds[name]!, 1);
+      tokens = count(texts[1]!);
+    }
+    row.tokens = tokens;
+    row['ctxmem vs gpt-tokenizer'] = `${round(speeds.ctxmem! / speeds['gpt-tokenizer']!, 2)}×`;
+    throughputRows.push(row);
+  }
+  sections.push({
+    title: 'Token counting throughput (o200k_base)',
+    rows: throughputRows,
+    notes: [
+      `Best of ${runs} runs (the machine is shared), each on a freshly generated text after a warm-up text; all three give identical counts.`,
+      'Target: ctxmem within 1.5× of gpt-tokenizer (a ratio ≥ 0.67×).',
+    ],
+  });
+
+  // 2. One long CJK run is a single pre-tokenizer piece: the BPE merge decides the cost.
+  const runLengths = quick
+    ? [1000, 2000, 10_000, 50_000, 100_000]
+    : [1000, 2000, 4000, 10_000, 50_000, 100_000];
+  // Both libraries rescan every pair after each merge, so long runs would take minutes to hours.
+  const caps: Record<string, number> = {
+    ctxmem: Number.POSITIVE_INFINITY,
+    'js-tiktoken': quick ? 1000 : 2000,
+    'gpt-tokenizer': quick ? 2000 : 4000,
+  };
+  const longRows: BenchSection['rows'] = [];
+  for (const length of runLengths) {
+    const text = cjkRun(length, length);
+    const row: Record<string, string | number> = { characters: length };
+    for (const [name, count] of encoders) {
+      if (length > caps[name]!) {
+        row[`${name} ms`] = 'skipped';
+        continue;
+      }
+      const milliseconds = time(() => count(text));
+      row[`${name} ms`] = round(milliseconds, 1);
+      if (name === 'ctxmem') row['ctxmem µs/char'] = round((milliseconds * 1000) / length, 2);
+    }
+    longRows.push(row);
+  }
+  sections.push({
+    title: 'One CJK run without punctuation (a single BPE piece)',
+    rows: longRows,
+    notes: [
+      `js-tiktoken and gpt-tokenizer rescan every pair after each merge (quadratic), so they are measured up to ${caps['js-tiktoken']} and ${caps['gpt-tokenizer']} characters only.`,
+      'ctxmem merges pieces over 96 bytes with a heap (O(n log n)); a flat µs/char means linear in practice. One run per size.',
+    ],
+  });
+
+  // 3. Exactness on pathological pieces, and what a fixed-size split would have cost.
+  const splitEvery = 16;
+  const splitCount = (text: string) => {
+    let total = 0;
+    for (let start = 0; start < text.length; start += splitEvery) {
+      total += counter.countText(text.slice(start, start + splitEvery));
+    }
+    return total;
+  };
+  const pathological: Array<[string, string]> = [
+    ['CJK run, 1,500 chars', cjkRun(1500, 7)],
+    ['CJK prose, 20,000 chars', chineseText(20_000, 8)],
+    ['base64, 30 KB', base64Text(22_000, 9)],
+    ['minified JSON, 50 KB', jsonText(50_000, 10)],
+    ['"a" × 3,000', 'a'.repeat(3000)],
+    ['"=" × 3,000', '='.repeat(3000)],
+    ['spaces × 3,000', `${' '.repeat(3000)}x`],
+  ];
+  sections.push({
+    title: 'Count error on pathological text (o200k_base)',
+    rows: pathological.map(([label, text]) => {
+      const expected = jsTiktokenCount(text);
+      const actual = counter.countText(text);
+      const split = splitCount(text);
+      return {
+        text: label,
+        'js-tiktoken': expected,
+        ctxmem: actual,
+        'ctxmem error': percent(Math.abs(actual - expected) / expected),
+        [`${splitEvery}-char split`]: split,
+        'split error': percent(Math.abs(split - expected) / expected),
+      };
+    }),
+    notes: [
+      'ctxmem does not split long pieces: it runs the same merge in O(n log n), so its count equals js-tiktoken’s.',
+      `The last two columns show what cutting the text into ${splitEvery}-character pieces before encoding (the usual workaround) would have cost.`,
+    ],
+  });
+
+  // 4. The estimator against the exact count.
+  const estimateSamples: Array<[string, string]> = [
+    ['English', englishText(100_000, 21)],
+    ['CJK', chineseText(30_000, 22)],
+    ['JSON', jsonText(80_000, 23)],
+    ['base64', base64Text(30_000, 24)],
+  ];
+  sections.push({
+    title: 'Estimator (createEstimateCounter) vs o200k_base',
+    rows: estimateSamples.map(([label, text]) => {
+      const exact = counter.countText(text);
+      const estimate = estimateTextTokens(text);
+      const megabytes = Buffer.byteLength(text) / 1e6;
+      estimateTextTokens(text);
+      const estimateMilliseconds = median(
+        Array.from({ length: runs }, () => time(() => estimateTextTokens(text))),
+      );
+      return {
+        text: label,
+        exact,
+        estimate,
+        error: percent((estimate - exact) / exact),
+        'estimate MB/s': round(megabytes / (estimateMilliseconds / 1000), 0),
+      };
+    }),
+    notes: [
+      'Signed error: positive means the estimate is high (the safe side for a budget).',
+      'The unit tests hold the estimator within 20% per sample (10% on average) on hand-written prose, code, JSON, CJK, Cyrillic, base64 and chat.',
+    ],
+  });
+
+  // 5. Recounting a growing history.
+  const history = conversation(2000, 31);
+  const repeats = quick ? 20 : 100;
+  const newObjectRepeats = quick ? 3 : 10;
+  const extras = Array.from(
+    { length: repeats },
+    (_, repeat): Message => ({ role: 'user', content: `${englishText(300, 32)} (${repeat})` }),
+  );
+  const warm = createTokenCounter({ encoding: 'o200k_base' });
+  const estimate = createEstimateCounter();
+  const coldMilliseconds = time(() => warm.countMessages(history));
+  const estimateColdMilliseconds = time(() => estimate.countMessages(history));
+  const sameObjects: number[] = [];
+  const afterOtherCall: number[] = [];
+  const estimateSameObjects: number[] = [];
+  const newObjects: number[] = [];
+  const unrelated: Message[] = [{ role: 'user', content: 'an unrelated prompt' }];
+  for (const [repeat, extra] of extras.entries()) {
+    const grown = [...history, extra];
+    sameObjects.push(time(() => warm.countMessages(grown)));
+    estimateSameObjects.push(time(() => estimate.countMessages(grown)));
+    // Counting another array in between defeats the previous-call prefix, leaving the WeakMap.
+    warm.countMessages(unrelated);
+    const again = [...history, extra];
+    afterOtherCall.push(time(() => warm.countMessages(again)));
+    if (repeat < newObjectRepeats) {
+      const converted = structuredClone([...history, { ...extra, content: `${extra.content}!` }]);
+      newObjects.push(time(() => warm.countMessages(converted as Message[])));
+    }
+  }
+  const microseconds = (milliseconds: number) => round(milliseconds * 1000, 1);
+  sections.push({
+    title: 'Recounting a 2,000-message history grown by one message',
+    rows: [
+      {
+        case: 'cold: all 2,000 messages',
+        'createTokenCounter µs': microseconds(coldMilliseconds),
+        'createEstimateCounter µs': microseconds(estimateColdMilliseconds),
+      },
+      {
+        case: 'grown by one, same objects as the previous call',
+        'createTokenCounter µs': microseconds(median(sameObjects)),
+        'createEstimateCounter µs': microseconds(median(estimateSameObjects)),
+      },
+      {
+        case: 'grown by one, same objects, another array counted in between',
+        'createTokenCounter µs': microseconds(median(afterOtherCall)),
+        'createEstimateCounter µs': '',
+      },
+      {
+        case: 'grown by one, whole history re-converted into new objects',
+        'createTokenCounter µs': microseconds(median(newObjects)),
+        'createEstimateCounter µs': '',
+      },
+    ],
+    notes: [
+      `History: ${history.length} messages, ${warm.countMessages(history)} tokens (user and assistant text, tool calls, JSON tool results, some CJK). The new message is about 300 characters and is counted in every "grown" case.`,
+      `Median of ${repeats} runs (${newObjectRepeats} for new objects). Target: < 100 µs when the history keeps its objects.`,
+      'Same objects: a reference comparison with the previous call; in between: a WeakMap hit per message; new objects: each message is walked and hashed (not tokenized) to hit the content LRU.',
+    ],
+  });
+
+  const cold = coldStartMilliseconds();
+  if (cold) {
+    sections.push({
+      title: 'First count in a fresh process (load o200k_base ranks + count one word)',
+      rows: [
+        { tokenizer: 'ctxmem', ms: round(cold.ctxmem, 0) },
+        { tokenizer: 'js-tiktoken', ms: round(cold.jsTiktoken, 0) },
+      ],
+      notes: ['ctxmem’s time includes transpiling its TypeScript sources with tsx.'],
+    });
+  }
+  return sections;
+};
