@@ -1,0 +1,314 @@
+import {
+  type CompleteFn,
+  type ContextManager,
+  type ContextManagerOptions,
+  createContextManager,
+  createExtractiveSummarizer,
+  createInMemoryOffloadStore,
+  createMemorySearch,
+  createModelSummarizer,
+  createTokenCounter,
+  type FlushOptions,
+  InvalidArgumentError,
+  type MemorySearcher,
+  type MemoryStore,
+  type MemoryToolsOptions,
+  resolveContextWindow,
+  type Scope,
+  type Summarizer,
+  scopeKey,
+  withFallback,
+} from '@ctxmem/core';
+import type { PromptVersion } from '../convert/prompt-types.js';
+import { checkScope, mergeScope, splitProviderOptions } from './call-scope.js';
+import {
+  isLanguageModel,
+  type LanguageModelLike,
+  languageModelComplete,
+} from './language-model-complete.js';
+import { PromptConversionCache } from './prompt-cache.js';
+
+/** The call options both AI SDK versions hand to a middleware, as far as ctxmem reads them. */
+export interface MiddlewareCallOptions {
+  prompt: ReadonlyArray<object>;
+  providerOptions?: Record<string, unknown>;
+  headers?: Record<string, string | undefined>;
+  abortSignal?: AbortSignal;
+}
+
+/** Resolves whose conversation a call belongs to, from the call options (headers, for example). */
+export type ScopeResolver = (params: MiddlewareCallOptions) => Scope | PromiseLike<Scope>;
+
+export interface ContextMemoryMiddlewareOptions
+  extends Omit<
+    ContextManagerOptions,
+    'model' | 'summarizer' | 'flush' | 'backgroundCompaction' | 'offloadStore'
+  > {
+  /**
+   * Model id used to look up the context window and pick the tokenizer.
+   * @default the wrapped model's `modelId`
+   */
+  model?: string;
+  /**
+   * How prompts are summarized.
+   * @default the model summarizer on `summarizerModel` (or the wrapped model itself), falling
+   * back to the extractive summarizer when the model call fails
+   */
+  summarizer?: Summarizer;
+  /**
+   * The model that writes summaries (any AI SDK 6 or 7 language model object). A cheaper model
+   * than the one being wrapped is a common choice.
+   * @default the wrapped model
+   */
+  summarizerModel?: LanguageModelLike;
+  /** Where offloaded payloads go (for `reload_context`). @default one in-memory store */
+  offloadStore?: ContextManagerOptions['offloadStore'];
+  /**
+   * The silent memory-flush turn before a compaction: `true` uses the summarizer model; an object
+   * may set the folder and thresholds, and `complete` to use another model call.
+   * @default false
+   */
+  flush?: boolean | Partial<FlushOptions>;
+  /**
+   * Summarize in the background once a prompt passes `threshold − 0.1` of the window, so that the
+   * summary is ready when the threshold is reached and the user's turn waits for nothing.
+   * @default true
+   */
+  backgroundCompaction?: boolean;
+  /**
+   * Whose conversation a call is: a fixed scope, or a function of the call options.
+   * `providerOptions.ctxmem` (`{ userId, sessionId, agentId }`) on a call wins over it.
+   * @default {} (one conversation per session of the context manager's cache)
+   */
+  scope?: Scope | ScopeResolver;
+  /**
+   * The scope long-term memories are stored and searched in, from the conversation's scope. The
+   * default drops `sessionId`, so that what is learned in one chat is found in the user's next.
+   * @default ({ sessionId, ...rest }) => rest
+   */
+  memoryScope?: (scope: Scope) => Scope;
+}
+
+/** What the middleware exposes besides the AI SDK middleware fields. */
+export interface ContextMemoryControls {
+  /**
+   * The stores the middleware reads and writes, for `memoryTools`: the memory search (when
+   * `memory` was configured), the history store (when given) and the offload store.
+   */
+  readonly stores: MemoryToolsOptions;
+  /**
+   * The context manager of a model id (one is created per model id on its first call), or of
+   * the only model when no id is given. `undefined` before the first call.
+   */
+  manager(modelId?: string): ContextManager | undefined;
+  /** Resolves when background compactions and memory flushes have settled. */
+  idle(): Promise<void>;
+  /** Forgets a conversation: its compaction state, conversions and stored history. */
+  clear(scope?: Scope): Promise<void>;
+}
+
+/** The `transformParams` of the middleware: generic, so that it fits AI SDK 6 and 7 alike. */
+export interface ContextMemoryTransform {
+  transformParams<Params extends MiddlewareCallOptions>(options: {
+    type: 'generate' | 'stream';
+    params: Params;
+    model: LanguageModelLike;
+  }): Promise<Params>;
+}
+
+/** A `LanguageModelMiddleware` for AI SDK 7 (`wrapLanguageModel`), plus `ContextMemoryControls`. */
+export interface ContextMemoryMiddleware extends ContextMemoryTransform, ContextMemoryControls {
+  readonly specificationVersion: 'v4';
+}
+
+/** A `LanguageModelV3Middleware` for AI SDK 6 (`wrapLanguageModel`), plus `ContextMemoryControls`. */
+export interface ContextMemoryMiddlewareV3 extends ContextMemoryTransform, ContextMemoryControls {
+  readonly specificationVersion: 'v3';
+}
+
+interface ModelSession {
+  manager: ContextManager;
+  conversions: PromptConversionCache;
+}
+
+function withoutSession({ sessionId: _sessionId, ...scope }: Scope): Scope {
+  return scope;
+}
+
+/** A memory store that files every card under `memoryScope(scope)`. */
+function scopedMemoryStore(store: MemoryStore, memoryScope: (scope: Scope) => Scope): MemoryStore {
+  return {
+    add: (scope, drafts) => store.add(memoryScope(scope), drafts),
+    list: (scope, listOptions) => store.list(memoryScope(scope), listOptions),
+    get: (scope, id) => store.get(memoryScope(scope), id),
+    remove: (scope, ids) => store.remove(memoryScope(scope), ids),
+  };
+}
+
+function scopedMemorySearcher(
+  search: MemorySearcher,
+  memoryScope: (scope: Scope) => Scope,
+): MemorySearcher {
+  return {
+    search: (scope, query, searchOptions) =>
+      search.search(memoryScope(scope), query, searchOptions),
+  };
+}
+
+function checkOptions(options: ContextMemoryMiddlewareOptions): void {
+  if (options.summarizerModel !== undefined && !isLanguageModel(options.summarizerModel)) {
+    throw new InvalidArgumentError({
+      message: 'summarizerModel must be an AI SDK language model object (with doGenerate)',
+      argument: 'summarizerModel',
+    });
+  }
+  const { scope } = options;
+  if (scope !== undefined && typeof scope !== 'function') checkScope(scope);
+}
+
+function createContextMemory(
+  options: ContextMemoryMiddlewareOptions,
+): ContextMemoryTransform & ContextMemoryControls {
+  checkOptions(options);
+  const {
+    model: modelIdOption,
+    summarizer,
+    summarizerModel,
+    flush,
+    backgroundCompaction = true,
+    scope: scopeOption = {},
+    offloadStore = createInMemoryOffloadStore(),
+    cacheSize = 1_000,
+    counter,
+    memory,
+    memoryScope = withoutSession,
+    ...managerOptions
+  } = options;
+  const store = memory?.store ? scopedMemoryStore(memory.store, memoryScope) : undefined;
+  const rawSearch =
+    memory?.search ?? (memory?.store ? createMemorySearch({ store: memory.store }) : undefined);
+  const search = rawSearch ? scopedMemorySearcher(rawSearch, memoryScope) : undefined;
+  const resolvedMemory = memory
+    ? { ...memory, ...(store ? { store } : {}), ...(search ? { search } : {}) }
+    : undefined;
+  const sessions = new Map<string, ModelSession>();
+
+  function summarizerFor(
+    modelId: string,
+    complete: CompleteFn,
+    tokenCounter: NonNullable<typeof counter>,
+  ): Summarizer {
+    if (summarizer) return summarizer;
+    const window =
+      (summarizerModel ? resolveContextWindow(summarizerModel.modelId) : undefined) ??
+      managerOptions.contextWindow ??
+      resolveContextWindow(modelId);
+    const modelSummarizer = createModelSummarizer({
+      complete,
+      counter: tokenCounter,
+      ...(window === undefined ? {} : { contextWindow: window }),
+      name: `ai-sdk:${summarizerModel?.modelId ?? modelId}`,
+    });
+    // Fail closed: a failed model call never loses history, the extractive summary stands in.
+    return withFallback(modelSummarizer, createExtractiveSummarizer({ counter: tokenCounter }));
+  }
+
+  function sessionFor(model: LanguageModelLike): ModelSession {
+    const modelId = modelIdOption ?? model.modelId;
+    const existing = sessions.get(modelId);
+    if (existing) return existing;
+    const tokenCounter = counter ?? createTokenCounter({ model: modelId });
+    // The wrapped model is the model below this middleware: calling it never re-enters it.
+    const complete = summarizerModel
+      ? languageModelComplete(summarizerModel)
+      : languageModelComplete(model, { bypass: false });
+    const flushOptions = flush === true ? { complete } : flush ? { complete, ...flush } : undefined;
+    const manager = createContextManager({
+      ...managerOptions,
+      model: modelId,
+      counter: tokenCounter,
+      summarizer: summarizerFor(modelId, complete, tokenCounter),
+      offloadStore,
+      backgroundCompaction,
+      cacheSize,
+      ...(resolvedMemory ? { memory: resolvedMemory } : {}),
+      ...(flushOptions ? { flush: flushOptions } : {}),
+    });
+    const session = { manager, conversions: new PromptConversionCache(cacheSize) };
+    sessions.set(modelId, session);
+    return session;
+  }
+
+  async function resolveScope(params: MiddlewareCallOptions): Promise<Scope> {
+    if (typeof scopeOption !== 'function') return scopeOption;
+    return checkScope(await scopeOption(params));
+  }
+
+  return {
+    async transformParams({ params, model }) {
+      const { ctxmem, providerOptions } = splitProviderOptions(params.providerOptions);
+      const stripped = ctxmem === undefined ? params : { ...params, providerOptions };
+      if (ctxmem?.bypass) return stripped;
+      const scope = mergeScope(await resolveScope(stripped), ctxmem);
+      const version: PromptVersion = model.specificationVersion === 'v4' ? 'v4' : 'v3';
+      const { manager, conversions } = sessionFor(model);
+      const prompt = params.prompt as readonly unknown[];
+      const converted = conversions.fromPrompt(scopeKey(scope), prompt, version);
+      const prepared = await manager.prepare(converted.messages, {
+        scope,
+        ...(params.abortSignal ? { abortSignal: params.abortSignal } : {}),
+      });
+      const next = conversions.toPrompt(prepared.messages, converted, prompt, version);
+      return next === prompt ? stripped : { ...stripped, prompt: next };
+    },
+    stores: {
+      ...(search ? { search } : {}),
+      ...(managerOptions.historyStore ? { history: managerOptions.historyStore } : {}),
+      offload: offloadStore,
+    },
+    manager(modelId) {
+      if (modelId !== undefined) return sessions.get(modelId)?.manager;
+      return sessions.size === 1 ? sessions.values().next().value?.manager : undefined;
+    },
+    async idle() {
+      await Promise.all([...sessions.values()].map(({ manager }) => manager.idle()));
+    },
+    async clear(scope = {}) {
+      const key = scopeKey(scope);
+      await Promise.all(
+        [...sessions.values()].map(({ manager, conversions }) => {
+          conversions.delete(key);
+          return manager.clear(scope);
+        }),
+      );
+    },
+  };
+}
+
+/**
+ * A language model middleware for AI SDK 7 that keeps every prompt inside the model's budget:
+ * it converts the prompt to ctxmem's messages, lets the context manager compact it when a
+ * threshold is crossed (tool runs, offloads, a rolling summary — computed once per crossing and
+ * reused while the conversation grows), injects relevant memories before the newest user message,
+ * and converts back, keeping `providerOptions`, files, reasoning and approvals as they were.
+ *
+ * Zero configuration works for known model ids: the window comes from the registry, and the
+ * wrapped model writes the summaries. Per-request scope goes in `providerOptions.ctxmem`
+ * (`{ userId, sessionId, agentId }`), which is removed before the provider sees the call.
+ * Also works with AI SDK 6 models at run time; for AI SDK 6 types use `contextMemoryMiddlewareV3`.
+ *
+ * @example
+ * const model = wrapLanguageModel({ model: openai('gpt-4o'), middleware: contextMemoryMiddleware() });
+ */
+export function contextMemoryMiddleware(
+  options: ContextMemoryMiddlewareOptions = {},
+): ContextMemoryMiddleware {
+  return { specificationVersion: 'v4', ...createContextMemory(options) };
+}
+
+/** `contextMemoryMiddleware` typed for AI SDK 6 (`LanguageModelV3Middleware`). */
+export function contextMemoryMiddlewareV3(
+  options: ContextMemoryMiddlewareOptions = {},
+): ContextMemoryMiddlewareV3 {
+  return { specificationVersion: 'v3', ...createContextMemory(options) };
+}
