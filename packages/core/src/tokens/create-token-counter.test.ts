@@ -114,6 +114,11 @@ describe('countText', () => {
     ['one repeated symbol', '='.repeat(600)],
     ['a long space run', `${' '.repeat(500)}x`],
     ['a long random word', 'qzjxkvbwpyfgmuclhdrsnioate'.repeat(20)],
+    ['a run of capitals', 'A'.repeat(400)],
+    ['combining marks', `a${'\u0301'.repeat(300)}`],
+    ['tabs and line breaks', `${'\t'.repeat(300)}${'\r\n'.repeat(100)}x`],
+    ['emoji', '😀🎉👍🏽'.repeat(60)],
+    ['ideographic spaces', '\u3000'.repeat(300)],
   ])('counts %s exactly as js-tiktoken does', (_label, text) => {
     expect(o200k.countText(text)).toBe(referenceCount('o200k_base', text));
     expect(cl100k.countText(text)).toBe(referenceCount('cl100k_base', text));
