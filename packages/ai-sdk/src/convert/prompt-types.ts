@@ -5,7 +5,7 @@
  * installed. Tests check that they stay assignable both ways.
  */
 
-/** A JSON value as `@ai-sdk/provider` defines it (read-only arrays and objects allowed). */
+/** A JSON value as `@ai-sdk/provider` 4 defines it (read-only arrays and objects allowed). */
 export type PromptJsonValue =
   | null
   | string
@@ -14,46 +14,69 @@ export type PromptJsonValue =
   | { readonly [key: string]: PromptJsonValue | undefined }
   | readonly PromptJsonValue[];
 
-/** `SharedV4ProviderOptions` / `SharedV3ProviderOptions`. */
+/** A JSON value as `@ai-sdk/provider` 3 defines it (mutable arrays). */
+export type V3JsonValue =
+  | null
+  | string
+  | number
+  | boolean
+  | { [key: string]: V3JsonValue | undefined }
+  | V3JsonValue[];
+
+/** `SharedV4ProviderOptions`. */
 export type PromptProviderOptions = Record<string, { [key: string]: PromptJsonValue | undefined }>;
+
+/** `SharedV3ProviderOptions`. */
+export type V3ProviderOptions = Record<string, { [key: string]: V3JsonValue | undefined }>;
 
 interface WithProviderOptions {
   providerOptions?: PromptProviderOptions;
 }
 
-export interface PromptTextPart extends WithProviderOptions {
-  type: 'text';
-  text: string;
+interface WithV3ProviderOptions {
+  providerOptions?: V3ProviderOptions;
 }
 
-export interface PromptReasoningPart extends WithProviderOptions {
-  type: 'reasoning';
-  text: string;
+/** Parts shared by both versions, up to the JSON type of their options. */
+interface Parts<Options, Json> {
+  text: { type: 'text'; text: string } & Options;
+  reasoning: { type: 'reasoning'; text: string } & Options;
+  toolCall: {
+    type: 'tool-call';
+    toolCallId: string;
+    toolName: string;
+    /** The parsed arguments (a JSON value, not a JSON string). */
+    input: unknown;
+    providerExecuted?: boolean;
+  } & Options;
+  approvalResponse: {
+    type: 'tool-approval-response';
+    approvalId: string;
+    approved: boolean;
+    reason?: string;
+  } & Options;
+  json: Json;
 }
 
-export interface PromptToolCallPart extends WithProviderOptions {
-  type: 'tool-call';
-  toolCallId: string;
-  toolName: string;
-  /** The parsed arguments (a JSON value, not a JSON string). */
-  input: unknown;
-  providerExecuted?: boolean;
-}
+type V4Parts = Parts<WithProviderOptions, PromptJsonValue>;
+type V3Parts = Parts<WithV3ProviderOptions, V3JsonValue>;
 
-export interface PromptToolApprovalResponsePart extends WithProviderOptions {
-  type: 'tool-approval-response';
-  approvalId: string;
-  approved: boolean;
-  reason?: string;
-}
+export type PromptTextPart = V4Parts['text'];
+export type PromptReasoningPart = V4Parts['reasoning'];
+export type PromptToolCallPart = V4Parts['toolCall'];
+export type PromptToolApprovalResponsePart = V4Parts['approvalResponse'];
 
 /** Tool result outputs shared by both versions; only the `content` items differ. */
-export type PromptToolResultOutput<ContentItem> =
-  | ({ type: 'text'; value: string } & WithProviderOptions)
-  | ({ type: 'json'; value: PromptJsonValue } & WithProviderOptions)
-  | ({ type: 'execution-denied'; reason?: string } & WithProviderOptions)
-  | ({ type: 'error-text'; value: string } & WithProviderOptions)
-  | ({ type: 'error-json'; value: PromptJsonValue } & WithProviderOptions)
+export type PromptToolResultOutput<
+  ContentItem,
+  Options = WithProviderOptions,
+  Json = PromptJsonValue,
+> =
+  | ({ type: 'text'; value: string } & Options)
+  | ({ type: 'json'; value: Json } & Options)
+  | ({ type: 'execution-denied'; reason?: string } & Options)
+  | ({ type: 'error-text'; value: string } & Options)
+  | ({ type: 'error-json'; value: Json } & Options)
   | { type: 'content'; value: ContentItem[] };
 
 // ---------------------------------------------------------------------------------------------
@@ -121,47 +144,49 @@ export type V4Prompt = V4Message[];
 // ---------------------------------------------------------------------------------------------
 // Version 3 (AI SDK 6)
 
-export interface V3FilePart extends WithProviderOptions {
+export interface V3FilePart extends WithV3ProviderOptions {
   type: 'file';
   filename?: string;
   data: Uint8Array | string | URL;
+  /** The URL string before it was parsed, when parsing would change it. */
+  originalUrl?: string;
   mediaType: string;
 }
 
 export type V3ToolResultContentItem =
-  | ({ type: 'text'; text: string } & WithProviderOptions)
+  | ({ type: 'text'; text: string } & WithV3ProviderOptions)
   | ({
       type: 'file-data';
       data: string;
       mediaType: string;
       filename?: string;
-    } & WithProviderOptions)
-  | ({ type: 'file-url'; url: string; mediaType?: string } & WithProviderOptions)
-  | ({ type: 'file-id'; fileId: string | Record<string, string> } & WithProviderOptions)
-  | ({ type: 'image-data'; data: string; mediaType: string } & WithProviderOptions)
-  | ({ type: 'image-url'; url: string } & WithProviderOptions)
-  | ({ type: 'image-file-id'; fileId: string | Record<string, string> } & WithProviderOptions)
-  | ({ type: 'custom' } & WithProviderOptions);
+    } & WithV3ProviderOptions)
+  | ({ type: 'file-url'; url: string; mediaType?: string } & WithV3ProviderOptions)
+  | ({ type: 'file-id'; fileId: string | Record<string, string> } & WithV3ProviderOptions)
+  | ({ type: 'image-data'; data: string; mediaType: string } & WithV3ProviderOptions)
+  | ({ type: 'image-url'; url: string } & WithV3ProviderOptions)
+  | ({ type: 'image-file-id'; fileId: string | Record<string, string> } & WithV3ProviderOptions)
+  | ({ type: 'custom' } & WithV3ProviderOptions);
 
-export interface V3ToolResultPart extends WithProviderOptions {
+export interface V3ToolResultPart extends WithV3ProviderOptions {
   type: 'tool-result';
   toolCallId: string;
   toolName: string;
-  output: PromptToolResultOutput<V3ToolResultContentItem>;
+  output: PromptToolResultOutput<V3ToolResultContentItem, WithV3ProviderOptions, V3JsonValue>;
 }
 
 export type V3Message = (
   | { role: 'system'; content: string }
-  | { role: 'user'; content: Array<PromptTextPart | V3FilePart> }
+  | { role: 'user'; content: Array<V3Parts['text'] | V3FilePart> }
   | {
       role: 'assistant';
       content: Array<
-        PromptTextPart | V3FilePart | PromptReasoningPart | PromptToolCallPart | V3ToolResultPart
+        V3Parts['text'] | V3FilePart | V3Parts['reasoning'] | V3Parts['toolCall'] | V3ToolResultPart
       >;
     }
-  | { role: 'tool'; content: Array<V3ToolResultPart | PromptToolApprovalResponsePart> }
+  | { role: 'tool'; content: Array<V3ToolResultPart | V3Parts['approvalResponse']> }
 ) &
-  WithProviderOptions;
+  WithV3ProviderOptions;
 
 /** `LanguageModelV3Prompt` (AI SDK 6). */
 export type V3Prompt = V3Message[];

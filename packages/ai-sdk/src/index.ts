@@ -1,0 +1,3 @@
+export * from './convert/index.js';
+export * from './middleware/index.js';
+export * from './tools/index.js';

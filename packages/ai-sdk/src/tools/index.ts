@@ -1,0 +1,7 @@
+export { type AiSdkEmbedderOptions, aiSdkEmbedder } from './ai-sdk-embedder.js';
+export {
+  type MemoryToolCall,
+  type MemoryToolName,
+  type MemoryToolsScopeOptions,
+  memoryTools,
+} from './memory-tools.js';
