@@ -150,6 +150,25 @@ function compareHits(left: MemoryIndexHit, right: MemoryIndexHit): number {
   return left.id < right.id ? -1 : left.id > right.id ? 1 : 0;
 }
 
+function dotProduct(left: Float32Array, right: Float32Array): number {
+  // Four running sums: independent additions pipeline far better than one serial chain.
+  let sum0 = 0;
+  let sum1 = 0;
+  let sum2 = 0;
+  let sum3 = 0;
+  const length = left.length;
+  const end = length - (length % 4);
+  let position = 0;
+  for (; position < end; position += 4) {
+    sum0 += left[position]! * right[position]!;
+    sum1 += left[position + 1]! * right[position + 1]!;
+    sum2 += left[position + 2]! * right[position + 2]!;
+    sum3 += left[position + 3]! * right[position + 3]!;
+  }
+  for (; position < length; position++) sum0 += left[position]! * right[position]!;
+  return sum0 + sum1 + sum2 + sum3;
+}
+
 const clampScore = (score: number) => Math.max(-1, Math.min(1, score));
 
 function nativeError(action: string, path: string | undefined, error: unknown): StorageError {
@@ -508,12 +527,13 @@ export class HnswMemoryIndex implements MemoryIndex {
         vector = Float32Array.from(this.#native.getPoint(label));
         vectors.set(label, vector);
       }
-      let score = 0;
-      for (let position = 0; position < vector.length; position++) {
-        score += vector[position]! * queryVector[position]!;
+      const score = clampScore(dotProduct(vector, queryVector));
+      const id = this.#labels.get(label)!.id;
+      if (best.length === limit) {
+        const worst = best[limit - 1]!;
+        if (score < worst.score || (score === worst.score && id > worst.id)) continue;
       }
-      const hit = { id: this.#labels.get(label)!.id, score: clampScore(score) };
-      if (best.length === limit && compareHits(hit, best[limit - 1]!) >= 0) continue;
+      const hit = { id, score };
       let position = best.length;
       while (position > 0 && compareHits(hit, best[position - 1]!) < 0) position--;
       best.splice(position, 0, hit);
