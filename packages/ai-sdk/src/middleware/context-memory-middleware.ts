@@ -258,7 +258,7 @@ function createContextMemory(
         scope,
         ...(params.abortSignal ? { abortSignal: params.abortSignal } : {}),
       });
-      const next = conversions.toPrompt(prepared.messages, converted, prompt, version);
+      const next = conversions.toPrompt(prepared.messages, converted, version);
       return next === prompt ? stripped : { ...stripped, prompt: next };
     },
     stores: {

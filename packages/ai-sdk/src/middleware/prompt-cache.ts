@@ -40,16 +40,22 @@ export function samePromptValue(left: unknown, right: unknown, depth = 0): boole
   if (!isPlainObject(left) || !isPlainObject(right)) return false;
   const leftRecord = left as Record<string, unknown>;
   const rightRecord = right as Record<string, unknown>;
-  let leftKeys = 0;
-  for (const key in leftRecord) {
+  const leftKeys = Object.keys(leftRecord);
+  const rightKeys = Object.keys(rightRecord);
+  let leftDefined = 0;
+  for (let index = 0; index < leftKeys.length; index++) {
+    const key = leftKeys[index]!;
     const value = leftRecord[key];
     if (value === undefined) continue;
-    leftKeys++;
+    leftDefined++;
     if (!samePromptValue(value, rightRecord[key], depth + 1)) return false;
   }
-  let rightKeys = 0;
-  for (const key in rightRecord) if (rightRecord[key] !== undefined) rightKeys++;
-  return leftKeys === rightKeys;
+  if (leftDefined === rightKeys.length) return true;
+  let rightDefined = 0;
+  for (let index = 0; index < rightKeys.length; index++) {
+    if (rightRecord[rightKeys[index]!] !== undefined) rightDefined++;
+  }
+  return leftDefined === rightDefined;
 }
 
 interface CachedPrompt {
@@ -59,9 +65,10 @@ interface CachedPrompt {
 }
 
 export interface ConvertedPrompt {
+  /** The core message of each prompt message, by position. */
   messages: Message[];
-  /** The prompt message each core message was read from. */
-  sources: Map<Message, unknown>;
+  /** The prompt the messages were read from. */
+  prompt: readonly unknown[];
 }
 
 /**
@@ -84,52 +91,63 @@ export class PromptConversionCache {
     const previous = this.#entries.get(key);
     const reusable = previous?.version === version ? previous : undefined;
     const messages: Message[] = new Array(prompt.length);
-    const sources = new Map<Message, unknown>();
     for (let index = 0; index < prompt.length; index++) {
       const source = prompt[index];
       let message: Message | undefined;
       if (reusable && index < reusable.prompt.length) {
         if (samePromptValue(reusable.prompt[index], source)) message = reusable.messages[index];
       }
-      message ??= fromPromptMessage(source, index, version);
-      messages[index] = message;
-      sources.set(message, source);
+      messages[index] = message ?? fromPromptMessage(source, index, version);
     }
     this.#entries.delete(key);
     this.#entries.set(key, { prompt, messages, version });
     if (this.#entries.size > this.#limit) {
       this.#entries.delete(this.#entries.keys().next().value as string);
     }
-    return { messages, sources };
+    return { messages, prompt };
   }
 
   /**
    * The prompt for `messages`: the caller's own prompt messages where core kept them, cached
-   * conversions for the messages ctxmem created. Returns `original` itself when nothing changed.
+   * conversions for the messages ctxmem created. Returns the converted prompt itself when
+   * nothing changed.
    */
   toPrompt(
     messages: readonly Message[],
     converted: ConvertedPrompt,
-    original: readonly unknown[],
     version: PromptVersion,
-  ): unknown[] {
+  ): readonly unknown[] {
+    const { messages: inputs, prompt: original } = converted;
     const prompt: unknown[] = new Array(messages.length);
     let unchanged = messages.length === original.length;
+    // Core keeps the messages it does not replace in their order, so a cursor finds them; the
+    // position map is only built when something was replaced or inserted.
+    let cursor = 0;
+    let positions: Map<Message, number> | undefined;
     for (let index = 0; index < messages.length; index++) {
       const message = messages[index]!;
-      let source = converted.sources.get(message);
-      if (source === undefined) {
-        const created = this.#created[version];
-        source = created.get(message);
-        if (source === undefined) {
-          source = toPromptMessage(message, version);
-          created.set(message, source);
+      let source: unknown;
+      if (cursor < inputs.length && inputs[cursor] === message) {
+        source = original[cursor++];
+      } else {
+        positions ??= new Map(inputs.map((input, position) => [input, position]));
+        const position = positions.get(message);
+        if (position !== undefined) {
+          source = original[position];
+          cursor = position + 1;
+        } else {
+          const created = this.#created[version];
+          source = created.get(message);
+          if (source === undefined) {
+            source = toPromptMessage(message, version);
+            created.set(message, source);
+          }
         }
       }
       if (source !== original[index]) unchanged = false;
       prompt[index] = source;
     }
-    return unchanged ? (original as unknown[]) : prompt;
+    return unchanged ? original : prompt;
   }
 
   delete(key: string): void {

@@ -1,0 +1,332 @@
+/**
+ * `pnpm bench ai-sdk-middleware`: the AI SDK middleware's cost when no compaction is needed (the
+ * common case: the SDK resends the whole history on every call and every tool-loop step), next to
+ * the AI SDK's `pruneMessages` and a naive full recount; and how often the summarizer runs over a
+ * long tool-using conversation. The middleware is driven directly through `transformParams` with
+ * prompts built the way the SDK builds them (new objects on every call, the same strings).
+ */
+import { performance } from 'node:perf_hooks';
+// The root has no `ai` dependency: use the AI SDK 7 the adapter is developed against.
+import { type ModelMessage, pruneMessages } from '../packages/ai-sdk/node_modules/ai/dist/index.js';
+import {
+  contextMemoryMiddleware,
+  fromV4Prompt,
+  type LanguageModelLike,
+  type V4Message,
+} from '../packages/ai-sdk/src/index.js';
+import type { CtxmemEvent } from '../packages/core/src/contracts/index.js';
+import { createTokenCounter } from '../packages/core/src/tokens/index.js';
+import type { BenchRun, BenchSection } from './types.js';
+
+const WORDS =
+  'the budget keeps every prompt inside its window while tools return long results about files builds tests and deployments so the agent can plan its next step carefully'.split(
+    ' ',
+  );
+
+function text(seed: number, count: number): string {
+  let state = (seed * 2654435761) >>> 0;
+  const out: string[] = [];
+  for (let index = 0; index < count; index++) {
+    state = (Math.imul(state ^ (state >>> 13), 0x5bd1e995) + index) >>> 0;
+    out.push(WORDS[state % WORDS.length]!);
+  }
+  return out.join(' ');
+}
+
+/** One turn of a tool-using agent: question, tool call, tool result, answer. */
+function turn(index: number, resultWords: number): V4Message[] {
+  const id = `call_${index}`;
+  return [
+    { role: 'user', content: [{ type: 'text', text: `Turn ${index}: ${text(index, 30)}?` }] },
+    {
+      role: 'assistant',
+      content: [
+        {
+          type: 'tool-call',
+          toolCallId: id,
+          toolName: 'search',
+          input: { query: text(index + 1, 6) },
+        },
+      ],
+    },
+    {
+      role: 'tool',
+      content: [
+        {
+          type: 'tool-result',
+          toolCallId: id,
+          toolName: 'search',
+          output: { type: 'text', value: text(index + 2, resultWords) },
+        },
+      ],
+    },
+    { role: 'assistant', content: [{ type: 'text', text: text(index + 3, 25) }] },
+  ];
+}
+
+function conversation(messages: number): V4Message[] {
+  const history: V4Message[] = [{ role: 'system', content: 'You are a helpful coding agent.' }];
+  for (let index = 1; history.length < messages; index++) history.push(...turn(index, 60));
+  return history.slice(0, messages);
+}
+
+/** What the AI SDK does on every call: new message and part objects around the same strings. */
+function copyPrompt(messages: readonly V4Message[]): V4Message[] {
+  return messages.map((message) =>
+    typeof message.content === 'string'
+      ? { ...message }
+      : ({ ...message, content: message.content.map((part) => ({ ...part })) } as V4Message),
+  );
+}
+
+function percentile(sorted: readonly number[], share: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil(share * sorted.length) - 1)]!;
+}
+
+function summary(samples: number[]) {
+  const sorted = [...samples].sort((left, right) => left - right);
+  return { p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99) };
+}
+
+const ms = (value: number) => Number(value.toFixed(3));
+
+function fakeModel(modelId: string, onSummary: () => void): LanguageModelLike {
+  return {
+    specificationVersion: 'v4',
+    provider: 'bench',
+    modelId,
+    async doGenerate() {
+      onSummary();
+      const summaryJson = JSON.stringify({
+        summary: {
+          goal: ['Help with the build.'],
+          background: [],
+          keyFacts: [],
+          constraints: [],
+          decisions: [],
+          todos: [],
+          snippets: [],
+        },
+        memories: [],
+      });
+      return { content: [{ type: 'text', text: summaryJson }] };
+    },
+  };
+}
+
+async function overhead(size: number, iterations: number) {
+  const history = conversation(size);
+  const base = history.slice(0, size - 1);
+  const newMessage = (index: number): V4Message => ({
+    role: 'user',
+    content: [{ type: 'text', text: `New question ${index}: ${text(index, 20)}?` }],
+  });
+  const model = fakeModel('bench-agent', () => {});
+  // A window far above the history: no call compacts.
+  const middleware = contextMemoryMiddleware({
+    contextWindow: 50_000_000,
+    backgroundCompaction: false,
+  });
+  const call = (prompt: V4Message[]) =>
+    middleware.transformParams({ type: 'generate', params: { prompt }, model });
+
+  let started = performance.now();
+  await call([...copyPrompt(base), newMessage(-1)]);
+  const cold = performance.now() - started;
+  // Warm the JIT before measuring.
+  for (let index = 0; index < 20; index++)
+    await call([...copyPrompt(base), newMessage(-2 - index)]);
+
+  const ctxmem: number[] = [];
+  const prune: number[] = [];
+  const recount: number[] = [];
+  const naiveCounter = createTokenCounter({ cacheSize: 0 });
+  // Inputs are built in batches before timing, so that building them is not measured.
+  const batchSize = 25;
+  for (let first = 0; first < iterations; first += batchSize) {
+    const indexes = Array.from(
+      { length: Math.min(batchSize, iterations - first) },
+      (_, offset) => first + offset,
+    );
+    const prompts = indexes.map((index) => [...copyPrompt(base), newMessage(index)]);
+    for (const prompt of prompts) {
+      started = performance.now();
+      const result = await call(prompt);
+      ctxmem.push(performance.now() - started);
+      if (result.prompt.length !== size)
+        throw new Error('the middleware changed a prompt under the threshold');
+    }
+    const pruneInputs = prompts.map((prompt) => copyPrompt(prompt) as unknown as ModelMessage[]);
+    for (const messages of pruneInputs) {
+      started = performance.now();
+      pruneMessages({
+        messages,
+        reasoning: 'before-last-message',
+        toolCalls: 'before-last-2-messages',
+      });
+      prune.push(performance.now() - started);
+    }
+    const recountInputs = prompts.map((prompt) => copyPrompt(prompt));
+    for (const prompt of recountInputs) {
+      started = performance.now();
+      naiveCounter.countMessages(fromV4Prompt(prompt));
+      recount.push(performance.now() - started);
+    }
+  }
+  const tokens = createTokenCounter().countMessages(fromV4Prompt(history));
+  return {
+    cold,
+    tokens,
+    ctxmem: summary(ctxmem),
+    prune: summary(prune),
+    recount: summary(recount),
+  };
+}
+
+async function longConversation(turns: number, backgroundCompaction: boolean) {
+  let summarizerCalls = 0;
+  const model = fakeModel('bench-agent', () => summarizerCalls++);
+  const compactions: Array<Extract<CtxmemEvent, { type: 'compaction' }>> = [];
+  const middleware = contextMemoryMiddleware({
+    contextWindow: 32_000,
+    backgroundCompaction,
+    onEvent: (event) => {
+      if (event.type === 'compaction') compactions.push(event);
+    },
+  });
+  const counter = createTokenCounter();
+  const history: V4Message[] = [{ role: 'system', content: 'You are a helpful coding agent.' }];
+  let rawTokens = counter.countMessages(fromV4Prompt(history));
+  const append = (messages: V4Message[]) => {
+    history.push(...messages);
+    rawTokens += counter.countMessages(fromV4Prompt(messages)) - counter.promptOverhead;
+  };
+  let calls = 0;
+  let rawCallsOverThreshold = 0;
+  let largestPrompt = 0;
+  const started = performance.now();
+  for (let index = 1; index <= turns; index++) {
+    const [question, toolCall, toolResult, answer] = turn(index, 300);
+    append([question!]);
+    // Three model calls per turn: two tool steps and the answer.
+    for (const step of [[toolCall!, toolResult!], [toolCall!, toolResult!], [answer!]] as const) {
+      const result = await middleware.transformParams({
+        type: 'generate',
+        params: { prompt: copyPrompt(history) },
+        model,
+      });
+      calls++;
+      const manager = middleware.manager()!;
+      if (rawTokens >= manager.budget.triggerTokens) rawCallsOverThreshold++;
+      largestPrompt = Math.max(
+        largestPrompt,
+        manager.counter.countMessages(fromV4Prompt(result.prompt as V4Message[])),
+      );
+      append(
+        step.map((message, position) =>
+          // Unique tool-call ids per step.
+          position < 2 && step.length === 2
+            ? renameCall(message, `call_${index}_${calls}`)
+            : message,
+        ),
+      );
+    }
+  }
+  await middleware.idle();
+  const manager = middleware.manager()!;
+  const perCompaction = compactions.map((event) => event.report.summarizerCalls);
+  return {
+    calls,
+    rawTokens,
+    compactions: compactions.length,
+    summarizerCalls,
+    maxPerCompaction: Math.max(0, ...perCompaction),
+    rawCallsOverThreshold,
+    largestPrompt,
+    budget: manager.budget.budgetTokens,
+    seconds: (performance.now() - started) / 1000,
+  };
+}
+
+function renameCall(message: V4Message, id: string): V4Message {
+  if (message.role === 'assistant') {
+    return {
+      ...message,
+      content: message.content.map((part) =>
+        part.type === 'tool-call' ? { ...part, toolCallId: id } : part,
+      ),
+    };
+  }
+  if (message.role === 'tool') {
+    return {
+      ...message,
+      content: message.content.map((part) =>
+        part.type === 'tool-result' ? { ...part, toolCallId: id } : part,
+      ),
+    };
+  }
+  return message;
+}
+
+export const run: BenchRun = async ({ quick }) => {
+  const sections: BenchSection[] = [];
+  const overheadRows: Array<Record<string, string | number>> = [];
+  for (const [size, iterations] of [
+    [100, quick ? 300 : 2_000],
+    [1_000, quick ? 200 : 1_000],
+    [5_000, quick ? 40 : 200],
+  ] as const) {
+    const result = await overhead(size, iterations);
+    overheadRows.push({
+      messages: size,
+      tokens: result.tokens,
+      calls: iterations,
+      'ctxmem p50 ms': ms(result.ctxmem.p50),
+      'ctxmem p99 ms': ms(result.ctxmem.p99),
+      'ctxmem first call ms': ms(result.cold),
+      'pruneMessages p50 ms': ms(result.prune.p50),
+      'pruneMessages p99 ms': ms(result.prune.p99),
+      'full recount p50 ms': ms(result.recount.p50),
+      'full recount p99 ms': ms(result.recount.p99),
+    });
+  }
+  sections.push({
+    title: 'AI SDK middleware: overhead per call when no compaction is needed',
+    rows: overheadRows,
+    notes: [
+      'Each call resends the whole history as new objects plus one new message, as the AI SDK does; only `transformParams` is timed (the copy is not).',
+      'The first call converts and counts the whole history once (in the first row it also loads the tokenizer); later calls reuse the conversions and counts of the unchanged messages. 20 warm-up calls are not measured.',
+      '`pruneMessages` (reasoning before the last message, tool calls before the last 2 messages) only drops parts and does not count tokens; the full recount tokenizes every message on every call (no cache), as a stateless middleware would.',
+      'Target: ctxmem p99 under 1 ms at 1,000 messages.',
+    ],
+  });
+
+  const turns = quick ? 100 : 500;
+  const conversationRows: Array<Record<string, string | number>> = [];
+  for (const background of [true, false]) {
+    const result = await longConversation(turns, background);
+    conversationRows.push({
+      'background compaction': background ? 'on' : 'off',
+      turns,
+      'model calls': result.calls,
+      'tokens (uncompressed)': result.rawTokens,
+      'threshold crossings (compactions)': result.compactions,
+      'summarizer calls': result.summarizerCalls,
+      'max summarizer calls per compaction': result.maxPerCompaction,
+      'calls over the threshold without ctxmem': result.rawCallsOverThreshold,
+      'largest prompt tokens': result.largestPrompt,
+      'budget tokens': result.budget,
+      seconds: Number(result.seconds.toFixed(1)),
+    });
+  }
+  sections.push({
+    title: `AI SDK middleware: summarizer calls over a ${turns}-turn tool-using conversation`,
+    rows: conversationRows,
+    notes: [
+      'Window 32,000 tokens (trigger at 80 %, back to 60 %); three model calls per turn (two tool steps with ~300-word results, then the answer); the wrapped model writes the summaries (a scripted stand-in).',
+      '"Calls over the threshold without ctxmem" is how many calls would summarize if every call over the threshold summarized its prompt from scratch: the uncompressed history is over the threshold from that point on.',
+      'Target: one summarizer call per threshold crossing, not one per call or step.',
+    ],
+  });
+  return sections;
+};
