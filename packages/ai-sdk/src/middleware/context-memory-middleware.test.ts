@@ -3,6 +3,7 @@ import {
   createExtractiveSummarizer,
   createInMemoryMemoryStore,
   createTokenCounter,
+  FLUSH_SYSTEM_PROMPT,
   InvalidArgumentError,
   SUMMARY_HEADING,
 } from '@ctxmem/core';
@@ -428,6 +429,41 @@ describe('contextMemoryMiddleware with AI SDK 7', () => {
       { event: { scope: { userId: 'u1', sessionId: 'chat-u1' }, cards: 1 } },
     ]);
     expect(context.middleware.stores.search).toBeDefined();
+  });
+
+  it('runs the silent memory flush on the summarizer model and keeps its notes for the user', async () => {
+    const store = createInMemoryMemoryStore();
+    const flushPrompts: string[] = [];
+    const summarizerModel = new MockLanguageModelV4({
+      modelId: 'gpt-4o-mini',
+      doGenerate: async ({ prompt }) => {
+        const system = prompt[0]?.role === 'system' ? prompt[0].content : '';
+        if (!system.startsWith(FLUSH_SYSTEM_PROMPT))
+          return textResult(summaryAnswer('flush')) as never;
+        flushPrompts.push(system);
+        return textResult(
+          JSON.stringify({
+            long_term: [{ content: 'The user wants short answers.', type: 'preference' }],
+            daily: [],
+          }),
+        ) as never;
+      },
+    });
+    const context = setup({ summarizerModel, flush: true, memory: { store, inject: false } });
+    await runConversation(context, {
+      turns: 12,
+      providerOptions: { ctxmem: { userId: 'u7', sessionId: 'first-chat' } },
+    });
+    await context.middleware.idle();
+    expectEveryPromptValid(context);
+    expect(flushPrompts.length).toBeGreaterThanOrEqual(1);
+    const flushes = context.events.filter(({ event }) => event.type === 'memory-flush');
+    expect(flushes.some(({ event }) => event.type === 'memory-flush' && event.stored >= 1)).toBe(
+      true,
+    );
+    // Stored for the user, not for the one chat: the next chat finds it.
+    const cards = await store.list({ userId: 'u7' });
+    expect(cards.map((card) => card.content)).toContain('The user wants short answers.');
   });
 
   it('keeps the conversations of different sessions apart', async () => {
