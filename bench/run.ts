@@ -17,7 +17,8 @@ function renderSection(section: BenchSection): string {
   if (first) {
     const keys = Object.keys(first);
     lines.push(`| ${keys.join(' | ')} |`, `| ${keys.map(() => '---').join(' | ')} |`);
-    for (const row of section.rows) lines.push(`| ${keys.map((key) => String(row[key] ?? '')).join(' | ')} |`);
+    for (const row of section.rows)
+      lines.push(`| ${keys.map((key) => String(row[key] ?? '')).join(' | ')} |`);
   }
   for (const note of section.notes ?? []) lines.push('', note);
   return lines.join('\n');
