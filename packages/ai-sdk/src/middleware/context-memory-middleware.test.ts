@@ -1,6 +1,7 @@
 import {
   type CtxmemEvent,
   createExtractiveSummarizer,
+  createInMemoryHistoryStore,
   createInMemoryMemoryStore,
   createTokenCounter,
   FLUSH_SYSTEM_PROMPT,
@@ -464,6 +465,33 @@ describe('contextMemoryMiddleware with AI SDK 7', () => {
     // Stored for the user, not for the one chat: the next chat finds it.
     const cards = await store.list({ userId: 'u7' });
     expect(cards.map((card) => card.content)).toContain('The user wants short answers.');
+  });
+
+  it('resolves the scope from the call with the scope option, under providerOptions.ctxmem', async () => {
+    const historyStore = createInMemoryHistoryStore();
+    const context = setup({
+      historyStore,
+      scope: (params) => ({
+        userId: 'from-header',
+        sessionId: params.headers?.['x-session'] ?? 'none',
+      }),
+    });
+    const ask = (headers: Record<string, string>, providerOptions = {}) =>
+      generateText({ model: context.wrapped, prompt: 'Hello', headers, providerOptions });
+    await ask({ 'x-session': 'chat-9' });
+    await ask({ 'x-session': 'chat-9' }, { ctxmem: { sessionId: 'override' } });
+    // The history of each call was recorded under the scope it resolved to.
+    expect(await historyStore.count({ userId: 'from-header', sessionId: 'chat-9' })).toBe(1);
+    expect(await historyStore.count({ userId: 'from-header', sessionId: 'override' })).toBe(1);
+    await context.middleware.clear({ userId: 'from-header', sessionId: 'chat-9' });
+    expect(await historyStore.count({ userId: 'from-header', sessionId: 'chat-9' })).toBe(0);
+    const bad = setup({ scope: () => ({ userId: 42 }) as never });
+    await expect(generateText({ model: bad.wrapped, prompt: 'Hello' })).rejects.toSatisfy(
+      InvalidArgumentError.isInstance,
+    );
+    expect(() => contextMemoryMiddleware({ scope: { sessionId: '' } })).toThrow(
+      InvalidArgumentError,
+    );
   });
 
   it('keeps the conversations of different sessions apart', async () => {

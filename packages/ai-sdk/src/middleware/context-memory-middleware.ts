@@ -78,7 +78,7 @@ export interface ContextMemoryMiddlewareOptions
   /**
    * Whose conversation a call is: a fixed scope, or a function of the call options.
    * `providerOptions.ctxmem` (`{ userId, sessionId, agentId }`) on a call wins over it.
-   * @default {} (one conversation per session of the context manager's cache)
+   * @default {} (every call is one conversation: give each chat a `sessionId`)
    */
   scope?: Scope | ScopeResolver;
   /**
