@@ -2,16 +2,10 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { InvalidArgumentError, type MemoryIndex, StorageError } from '@ctxmem/core';
+import { InvalidArgumentError, type MemoryIndex, StorageError, withFileLock } from '@ctxmem/core';
+import { testMemoryIndex } from '@ctxmem/core/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// The lead exports the suite from `@ctxmem/core/test`; until then it is imported from its source.
-import { testMemoryIndex } from '../../core/src/test/memory-index-suite.js';
-import {
-  createHnswMemoryIndex,
-  type HnswLoadProblem,
-  HnswMemoryIndex,
-  withFileLock,
-} from './index.js';
+import { createHnswMemoryIndex, type HnswLoadProblem, HnswMemoryIndex } from './index.js';
 
 let folder: string;
 let counter = 0;

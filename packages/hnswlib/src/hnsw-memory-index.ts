@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { rename, rm, stat, writeFile } from 'node:fs/promises';
 import {
+  type FileLockOptions,
   InvalidArgumentError,
   type MemoryIndex,
   type MemoryIndexHit,
   type MemoryIndexItem,
   StorageError,
+  withFileLock,
 } from '@ctxmem/core';
 import hnswlib from 'hnswlib-node';
-import { type FileLockOptions, withFileLock } from './file-lock.js';
 import {
   fingerprint,
   fsyncFile,

@@ -1,4 +1,3 @@
-export { type FileLockOptions, withFileLock } from './file-lock.js';
 export {
   createHnswMemoryIndex,
   type HnswLoadProblem,
