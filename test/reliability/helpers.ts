@@ -1,0 +1,129 @@
+/**
+ * Shared fixtures of the reliability suite: conversations that carry a per-session marker (so a
+ * test can tell whose content reached a prompt), temporary folders, and small assertions.
+ */
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative, sep } from 'node:path';
+import {
+  checkToolPairing,
+  lastUserMessage,
+  type Message,
+  type TokenCounter,
+  toolCallsOf,
+} from '@ctxmem/core';
+import { expect } from 'vitest';
+
+/** Runs the long variants (more iterations, 10,000 sessions) only when asked. */
+export const LONG_TESTS = process.env.CTXMEM_LONG_TESTS === '1';
+
+const WORDS =
+  'budget window summary offload memory session deploy database cache index vector search tool result agent plan build test release review'.split(
+    ' ',
+  );
+
+/** Deterministic filler text of `count` words. */
+export function filler(seed: number, count: number): string {
+  let state = (seed * 2_654_435_761) >>> 0;
+  const words: string[] = [];
+  for (let index = 0; index < count; index++) {
+    state = (Math.imul(state ^ (state >>> 13), 0x5bd1e995) + index) >>> 0;
+    words.push(WORDS[state % WORDS.length]!);
+  }
+  return words.join(' ');
+}
+
+/**
+ * One round of a tool-using conversation whose every message carries `marker`, so that a prompt
+ * built from it can be checked for content that belongs to someone else.
+ */
+export function markedRound(marker: string, turn: number, words = 40): Message[] {
+  const callId = `call_${marker}_${turn}`;
+  return [
+    { role: 'user', content: `${marker} turn ${turn}: ${filler(turn, words)}?` },
+    {
+      role: 'assistant',
+      content: [
+        { type: 'text', text: `${marker} looking it up.` },
+        { type: 'tool-call', toolCallId: callId, toolName: 'search', input: { query: marker } },
+      ],
+    },
+    {
+      role: 'tool',
+      content: [
+        {
+          type: 'tool-result',
+          toolCallId: callId,
+          toolName: 'search',
+          output: { type: 'text', value: `${marker} result ${filler(turn + 1, words * 2)}` },
+        },
+      ],
+    },
+    { role: 'assistant', content: `${marker} answer ${turn}: ${filler(turn + 2, words)}.` },
+  ];
+}
+
+/** A system message and `turns` rounds ending with an open user question, all marked. */
+export function markedConversation(marker: string, turns: number, words = 40): Message[] {
+  const messages: Message[] = [{ role: 'system', content: 'You are a careful assistant.' }];
+  for (let turn = 1; turn <= turns; turn++) messages.push(...markedRound(marker, turn, words));
+  messages.push({ role: 'user', content: `${marker} final question?` });
+  return messages;
+}
+
+/** A fresh temporary folder and a function that removes it. */
+export async function temporaryFolder(
+  prefix: string,
+): Promise<{ path: string; remove: () => Promise<void> }> {
+  const path = await mkdtemp(join(tmpdir(), `ctxmem-reliability-${prefix}-`));
+  return { path, remove: () => rm(path, { recursive: true, force: true }) };
+}
+
+/** Every file and folder under `folder`, as paths relative to it (sorted). */
+export async function listTree(folder: string): Promise<string[]> {
+  const entries = await readdir(folder, { recursive: true });
+  return entries.map((entry) => entry.split(sep).join('/')).sort();
+}
+
+/** True when `path` lies inside `root` (or is `root`). */
+export function isInside(root: string, path: string): boolean {
+  const inside = relative(root, path);
+  return !inside.startsWith('..') && !inside.startsWith(sep) && !/^[A-Za-z]:/.test(inside);
+}
+
+/**
+ * What every prompt ctxmem hands to a model must satisfy: within the budget, tool calls paired
+ * with their results, and the newest user message of the history verbatim.
+ */
+export function expectValidPrompt(
+  prompt: readonly Message[],
+  history: readonly Message[],
+  { budgetTokens, counter }: { budgetTokens: number; counter: TokenCounter },
+): void {
+  expect(counter.countMessages(prompt)).toBeLessThanOrEqual(budgetTokens);
+  expect(checkToolPairing(prompt)).toEqual([]);
+  expect(lastUserMessage(prompt)).toEqual(lastUserMessage(history));
+}
+
+/** Problems that make a provider reject a prompt; 0 for a valid one. Used by the load benchmark. */
+export function promptProblems(
+  prompt: readonly Message[],
+  budgetTokens: number,
+  counter: TokenCounter,
+): number {
+  let problems = checkToolPairing(prompt).length;
+  if (counter.countMessages(prompt) > budgetTokens) problems++;
+  if (prompt.length === 0 || lastUserMessage(prompt) === undefined) problems++;
+  // A tool call with an empty id is rejected by every provider.
+  for (const message of prompt) {
+    if (toolCallsOf(message).some((call) => call.toolCallId === '')) problems++;
+  }
+  return problems;
+}
+
+/** The whole text of a value as JSON, for "does this marker appear anywhere" checks. */
+export function textOf(value: unknown): string {
+  return JSON.stringify(value, (_key, item: unknown) =>
+    item instanceof Uint8Array ? `[${item.byteLength} bytes]` : item,
+  );
+}
