@@ -9,7 +9,6 @@ import {
 import {
   generateText,
   jsonSchema,
-  type LanguageModel,
   type ModelMessage,
   stepCountIs,
   tool,
@@ -156,7 +155,7 @@ function describe(event: CtxmemEvent): string | undefined {
 /** A chat session whose prompts ctxmem keeps inside the model's window. */
 export function createChat({ print = console.log, env = process.env }: ChatOptions = {}) {
   const real = Boolean(env.OPENAI_API_KEY || env.OPENAI_BASE_URL);
-  const base: LanguageModel = real
+  const base = real
     ? createOpenAI({
         apiKey: env.OPENAI_API_KEY ?? 'not-needed',
         ...(env.OPENAI_BASE_URL ? { baseURL: env.OPENAI_BASE_URL } : {}),
@@ -178,7 +177,7 @@ export function createChat({ print = console.log, env = process.env }: ChatOptio
       if (line) print(line);
     },
   });
-  const model = wrapLanguageModel({ model: base as never, middleware });
+  const model = wrapLanguageModel({ model: base, middleware });
   const tools = {
     search_docs: tool({
       description: 'Search the project documentation and runbooks.',
