@@ -9,7 +9,7 @@ import { createExtractiveSummarizer } from '../summarize/index.js';
 import { createScriptedComplete } from '../test/summarizers.js';
 import { createTokenCounter } from '../tokens/index.js';
 import { createMemoryTools } from '../tools/index.js';
-import { createContextManager } from './index.js';
+import { createContextManager, defaultMemoryScope } from './index.js';
 
 const counter = createTokenCounter();
 
@@ -225,6 +225,17 @@ describe('createContextManager', () => {
     expect(bob.messages.some((message) => message.ctxmem?.kind === 'memory-injection')).toBe(false);
   });
 
+  it('lets a user’s memories follow them across chats, but keeps anonymous sessions apart', () => {
+    expect(defaultMemoryScope({ userId: 'alice', sessionId: 'chat-1' })).toEqual({
+      userId: 'alice',
+    });
+    expect(defaultMemoryScope({ userId: 'alice', agentId: 'a', sessionId: 's' })).toEqual({
+      userId: 'alice',
+      agentId: 'a',
+    });
+    expect(defaultMemoryScope({ sessionId: 'anonymous-1' })).toEqual({ sessionId: 'anonymous-1' });
+  });
+
   it('does not inject memories that do not match the question', async () => {
     const memoryStore = createInMemoryMemoryStore();
     await memoryStore.add({}, [
@@ -303,26 +314,38 @@ describe('createContextManager', () => {
     expect((await memoryStore.list({})).map((card) => card.content)).toContain('User prefers tabs');
   });
 
-  it('prepares the next compaction in the background when asked', async () => {
+  it('prepares the next compaction in the background and adopts it at the threshold', async () => {
     const { summarizer, calls } = countingSummarizer();
     const manager = createContextManager({
       contextWindow: 6_000,
       counter,
       summarizer,
       backgroundCompaction: true,
+      onEvent: (event) => {
+        if (event.type === 'compaction') compactionsRun++;
+      },
     });
+    let compactionsRun = 0;
     const history: Message[] = [{ role: 'system', content: 'sys' }];
-    let synchronous = 0;
-    for (let turn = 1; turn <= 40; turn++) {
+    let foregroundCalls = 0;
+    let adopted = 0;
+
+    for (let turn = 1; turn <= 60; turn++) {
       history.push(...round(turn));
+      const before = calls.length;
       const prepared = await manager.prepare(history);
-      if (prepared.compacted) synchronous++;
+      foregroundCalls += calls.length - before;
+      if (prepared.compacted) adopted++;
       await manager.idle();
       checkPrompt(prepared.messages, history, manager.budget.budgetTokens);
     }
-    expect(calls.length).toBeGreaterThan(0);
-    // Background work made the foreground compactions rare: the summary was ready in time.
-    expect(synchronous).toBeLessThan(calls.length);
+    expect(adopted).toBeGreaterThan(1);
+    // The user's turn never waited for the summarizer: every summary was ready in time…
+    expect(foregroundCalls).toBe(0);
+    // …and no background work was wasted: every compaction run was adopted (but the last one,
+    // which may still wait for its threshold), so summaries are made once per crossing.
+    expect(compactionsRun - adopted).toBeLessThanOrEqual(1);
+    expect(adopted).toBeLessThan(60 / 3);
   });
 
   it('never lets two sessions see each other’s compaction', async () => {

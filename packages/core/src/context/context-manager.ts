@@ -30,7 +30,22 @@ import { createTokenCounter } from '../tokens/index.js';
 import { KeyedLru, KeyedMutex } from './keyed-lru.js';
 import { messageFingerprint } from './message-fingerprint.js';
 
+/**
+ * The default scope of long-term memories: a signed-in user's memories follow them from chat to
+ * chat (the session is dropped), while an anonymous session keeps its memories to itself.
+ */
+export function defaultMemoryScope(scope: Scope): Scope {
+  if (scope.userId === undefined) return scope;
+  const { sessionId: _sessionId, ...userScope } = scope;
+  return userScope;
+}
+
 export interface MemoryOptions {
+  /**
+   * Maps a conversation's scope to the scope its long-term memories are stored and searched in.
+   * @default defaultMemoryScope (drops `sessionId` when there is a `userId`)
+   */
+  scope?: (scope: Scope) => Scope;
   /** Where extracted memory cards are stored. */
   store?: MemoryStore;
   /** Finds relevant memories for injection and `search_memory`. */
@@ -118,7 +133,7 @@ export interface PrepareResult {
   messages: Message[];
   /** Tokens of `messages`. */
   tokens: number;
-  /** Whether a compaction ran in this call. */
+  /** Whether this prompt comes from a new compaction (run now, or prepared in the background and adopted now). */
   compacted: boolean;
   report?: CompactionReport;
   /** Memory cards extracted by this call's compaction. */
@@ -145,6 +160,8 @@ interface SessionState {
   recorded?: number;
   flushedCycle?: number;
   background?: Promise<void>;
+  /** A compaction prepared in the background, adopted when the threshold is reached. */
+  pending?: { entry: CompactionEntry; report: CompactionReport; cards: MemoryCardDraft[] };
 }
 
 export interface ContextManager {
@@ -230,6 +247,7 @@ export function createContextManager(options: ContextManagerOptions = {}): Conte
       })
     : Number.POSITIVE_INFINITY;
   const injectEnabled = memory?.search !== undefined && memory.inject !== false;
+  const memoryScope = memory?.scope ?? defaultMemoryScope;
 
   const track = (promise: Promise<unknown>) => {
     background.add(promise);
@@ -248,7 +266,7 @@ export function createContextManager(options: ContextManagerOptions = {}): Conte
   async function storeCards(scope: Scope, cards: readonly MemoryCardDraft[]) {
     if (!memory?.store || cards.length === 0) return;
     try {
-      await memory.store.add(scope, cards);
+      await memory.store.add(memoryScope(scope), cards);
     } catch (error) {
       // Losing extracted cards must not fail the user's turn; the history itself is intact.
       onEvent?.({ type: 'memory-flush', scope, stored: 0, skipped: true, error: errorText(error) });
@@ -279,7 +297,8 @@ export function createContextManager(options: ContextManagerOptions = {}): Conte
           onEvent?.({ type: 'memory-flush', scope, stored: 0, skipped: true });
           return;
         }
-        if (flush.root) await writeFlushNotes({ root: flush.root, scope, notes });
+        if (flush.root)
+          await writeFlushNotes({ root: flush.root, scope: memoryScope(scope), notes });
         await storeCards(scope, notes.longTerm);
         onEvent?.({
           type: 'memory-flush',
@@ -393,7 +412,7 @@ export function createContextManager(options: ContextManagerOptions = {}): Conte
     if (room <= 0) return { messages, tokens, injected: 0 };
     try {
       const hits = await withTimeout(
-        memory.search.search(scope, messageText(newest), {
+        memory.search.search(memoryScope(scope), messageText(newest), {
           topK: memory.topK ?? 5,
           minScore: memory.minScore ?? 0.1,
           ...(abortSignal ? { abortSignal } : {}),
@@ -443,18 +462,30 @@ export function createContextManager(options: ContextManagerOptions = {}): Conte
     let entry = state.entry;
     if (entry && !matchesPrefix(entry, fingerprints)) entry = undefined;
     if (!entry && !state.entry) entry = await restoreEntry(scope, fingerprints, messages);
-    const working = entry
+    let working = entry
       ? [...entry.output, ...messages.slice(entry.covered.length)]
       : [...messages];
-
     let tokens = counter.countMessages(working);
     const cycle = entry?.cycle ?? 0;
     if (tokens >= flushTokens) startFlush(scope, messages, state, cycle);
 
-    const trigger = checkTrigger(tokens, working.length, budget, { manual: force });
+    let trigger = checkTrigger(tokens, working.length, budget, { manual: force });
     let output: Message[] = working;
     let report: CompactionReport | undefined;
     let cards: MemoryCardDraft[] = [];
+    const pending = state.pending;
+    if (trigger && !force && pending && matchesPrefix(pending.entry, fingerprints)) {
+      // A background compaction prepared this moment: adopt it instead of summarizing now, so the
+      // summarizer still runs once per threshold crossing and the turn waits for nothing.
+      state.pending = undefined;
+      entry = pending.entry;
+      working = [...entry.output, ...messages.slice(entry.covered.length)];
+      tokens = counter.countMessages(working);
+      output = working;
+      report = pending.report;
+      cards = pending.cards;
+      trigger = checkTrigger(tokens, working.length, budget, { manual: false });
+    }
     if (trigger) {
       const { result, entry: next } = await runCompaction(
         scope,
@@ -466,6 +497,7 @@ export function createContextManager(options: ContextManagerOptions = {}): Conte
         state,
       );
       state.entry = next;
+      state.pending = undefined;
       output = result.messages;
       report = result.report;
       cards = result.cards;
@@ -475,14 +507,14 @@ export function createContextManager(options: ContextManagerOptions = {}): Conte
       if (
         backgroundCompaction &&
         !state.background &&
+        !state.pending &&
         tokens >= budget.triggerTokens - 0.1 * contextWindow
       ) {
         const snapshot = [...working];
         const covered = [...fingerprints];
         const run = runCompaction(scope, snapshot, covered, entry, 'threshold', undefined, state)
-          .then(({ entry: next }) => {
-            // Adopt it only if no newer compaction happened meanwhile.
-            if (state.entry === entry || state.entry === undefined) state.entry = next;
+          .then(({ result, entry: next }) => {
+            state.pending = { entry: next, report: result.report, cards: result.cards };
           })
           .catch((error: unknown) => {
             onEvent?.({
@@ -504,7 +536,7 @@ export function createContextManager(options: ContextManagerOptions = {}): Conte
     return {
       messages: injected.messages,
       tokens: injected.tokens,
-      compacted: trigger !== undefined,
+      compacted: report !== undefined,
       ...(report ? { report } : {}),
       cards,
       injected: injected.injected,

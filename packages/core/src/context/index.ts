@@ -2,6 +2,7 @@ export {
   type ContextManager,
   type ContextManagerOptions,
   createContextManager,
+  defaultMemoryScope,
   type FlushOptions,
   type MemoryOptions,
   type PrepareOptions,
