@@ -1,0 +1,191 @@
+import { CtxmemError, InvalidArgumentError, StorageError } from '@ctxmem/core';
+
+/** What the stores need of a query result. */
+export interface PostgresQueryResult<Row> {
+  rows: Row[];
+  rowCount: number | null;
+}
+
+/** Anything that runs a parameterised query: a `pg` `Pool`, `Client` or pooled client. */
+export interface PostgresQueryable {
+  // biome-ignore lint/suspicious/noExplicitAny: rows are typed per query by the stores.
+  query(text: string, values?: unknown[]): Promise<PostgresQueryResult<any>>;
+}
+
+/** A client checked out of a pool, for a transaction. */
+export interface PostgresPoolClient extends PostgresQueryable {
+  release(error?: Error | boolean): void;
+}
+
+/**
+ * The part of a `pg.Pool` the stores use. Any pool that follows node-postgres works, including
+ * PGlite through `@electric-sql/pglite/node-postgres`.
+ */
+export interface PostgresPool extends PostgresQueryable {
+  connect(): Promise<PostgresPoolClient>;
+  end(): Promise<void>;
+}
+
+/** How the stores reach the database: an existing pool, or a connection string to open one. */
+export interface PostgresConnectionOptions {
+  /** A `pg.Pool` (or compatible). The stores never end a pool they were given. */
+  pool?: PostgresPool;
+  /**
+   * A connection string, used when no `pool` is given: a pool is opened (with `pg`, loaded on
+   * first use) and ended by `close()`.
+   * @default undefined
+   */
+  connectionString?: string;
+  /**
+   * The PostgreSQL schema holding the tables. Several applications (or tests) can share a database
+   * with different schemas.
+   * @default 'ctxmem'
+   */
+  schema?: string;
+}
+
+type PgModule = { Pool: new (config: { connectionString: string }) => PostgresPool };
+
+/**
+ * Loads `pg` on first use, so that importing this package costs nothing and a missing peer
+ * dependency is a clear message rather than a resolution error at import time.
+ */
+export async function loadPg(
+  importer: () => Promise<unknown> = () => import('pg'),
+): Promise<PgModule> {
+  let loaded: unknown;
+  try {
+    loaded = await importer();
+  } catch (error) {
+    throw new StorageError({
+      message:
+        'The PostgreSQL stores need the "pg" package, which is not installed. Install it next to @ctxmem/postgres: `npm install pg` (or pnpm add pg / yarn add pg).',
+      path: undefined,
+      cause: error,
+    });
+  }
+  const module = loaded as Partial<PgModule> & { default?: Partial<PgModule> };
+  const Pool = module.Pool ?? module.default?.Pool;
+  if (typeof Pool !== 'function') {
+    throw new StorageError({
+      message: 'The installed "pg" package has no Pool export; install pg 8 or later.',
+      path: undefined,
+    });
+  }
+  return { Pool };
+}
+
+/** The pool to use and whether this package opened it (and so must end it). */
+export interface ResolvedPool {
+  pool: PostgresPool;
+  owned: boolean;
+}
+
+/** Throws `InvalidArgumentError` unless a pool or a connection string is given. */
+export function assertConnectionOptions({
+  pool,
+  connectionString,
+}: PostgresConnectionOptions): void {
+  if (pool !== undefined) {
+    if (pool === null || typeof pool.query !== 'function' || typeof pool.connect !== 'function') {
+      throw new InvalidArgumentError({
+        message: '`pool` must be a pg Pool (an object with query() and connect()).',
+        argument: 'pool',
+      });
+    }
+    return;
+  }
+  if (typeof connectionString !== 'string' || connectionString === '') {
+    throw new InvalidArgumentError({
+      message: 'Pass a pg Pool as `pool`, or a PostgreSQL URL as `connectionString`.',
+      argument: 'pool',
+    });
+  }
+}
+
+/** Opens the configured pool, or takes the given one. */
+export async function resolvePool(options: PostgresConnectionOptions): Promise<ResolvedPool> {
+  assertConnectionOptions(options);
+  if (options.pool) return { pool: options.pool, owned: false };
+  const { Pool } = await loadPg();
+  return { pool: new Pool({ connectionString: options.connectionString! }), owned: true };
+}
+
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+
+/** Validates a schema or table name and returns it double-quoted for SQL. */
+export function quoteIdentifier(name: unknown, argument: string): string {
+  if (typeof name !== 'string' || !IDENTIFIER.test(name)) {
+    throw new InvalidArgumentError({
+      message: `${argument} must be a plain SQL identifier (letters, digits and _, at most 63, not starting with a digit); got ${JSON.stringify(name)}.`,
+      argument,
+    });
+  }
+  return `"${name}"`;
+}
+
+interface PostgresErrorLike {
+  code?: unknown;
+  message?: unknown;
+}
+
+const HINTS: Readonly<Record<string, string>> = {
+  '42P01': 'a ctxmem table is missing: run `await stores.migrate()` once before using the stores',
+  '3F000':
+    'the ctxmem schema is missing: run `await stores.migrate()` once before using the stores',
+};
+
+/**
+ * Wraps a database failure in a `StorageError` that says what was being done, PostgreSQL's
+ * message and SQLSTATE, and a hint for the usual cause. ctxmem errors pass through unchanged.
+ */
+export function toStorageError(error: unknown, action: string): CtxmemError {
+  if (CtxmemError.isInstance(error)) return error;
+  const { code, message } = (error ?? {}) as PostgresErrorLike;
+  const detail = typeof message === 'string' ? message : String(error);
+  const hint = typeof code === 'string' ? HINTS[code] : undefined;
+  return new StorageError({
+    message: `PostgreSQL could not ${action}: ${detail}${typeof code === 'string' ? ` (${code})` : ''}${hint ? `; ${hint}.` : ''}`,
+    path: undefined,
+    cause: error,
+  });
+}
+
+/** Runs database work and maps what it throws with `toStorageError`. */
+export async function withStorageErrors<Result>(
+  action: string,
+  work: () => Promise<Result>,
+): Promise<Result> {
+  try {
+    return await work();
+  } catch (error) {
+    throw toStorageError(error, action);
+  }
+}
+
+/**
+ * Runs `work` in a transaction on one pooled client: committed when it resolves, rolled back
+ * when it throws. A client whose rollback fails is discarded rather than returned to the pool.
+ */
+export async function inTransaction<Result>(
+  pool: PostgresPool,
+  work: (client: PostgresPoolClient) => Promise<Result>,
+): Promise<Result> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    await client.query('BEGIN');
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    try {
+      await client.query('ROLLBACK');
+    } catch (rollbackError) {
+      broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
+    }
+    throw error;
+  } finally {
+    client.release(broken);
+  }
+}

@@ -1,0 +1,117 @@
+import {
+  type Clock,
+  type HistoryStore,
+  type OffloadStore,
+  type ScopeField,
+  systemClock,
+  validateRequiredScope,
+} from '@ctxmem/core';
+import {
+  assertConnectionOptions,
+  type PostgresConnectionOptions,
+  type PostgresPool,
+  quoteIdentifier,
+  type ResolvedPool,
+  resolvePool,
+} from './connection.js';
+import type { StoreContext } from './context.js';
+import { type MigrationResult, migrateSchema, schemaVersion } from './migrations.js';
+import { createPostgresHistoryStore } from './postgres-history-store.js';
+import { createPostgresMemoryStore, type PostgresMemoryStore } from './postgres-memory-store.js';
+import { createPostgresOffloadStore } from './postgres-offload-store.js';
+import { generateCardId, generateMessageId, safeIdGenerator } from './records.js';
+
+export interface PostgresStoresOptions extends PostgresConnectionOptions {
+  /**
+   * Scope fields every call must carry (multi-user mode): a scope without one of them is rejected
+   * with `ScopeRequiredError` instead of reaching shared data.
+   * @default []
+   */
+  requiredScope?: ScopeField[];
+  /**
+   * Source of `createdAt` / `updatedAt` timestamps.
+   * @default the system clock
+   */
+  clock?: Clock;
+  /**
+   * Creates the id of a message appended without one.
+   * @default `msg_` followed by a random UUID
+   */
+  generateMessageId?: () => string;
+  /**
+   * Creates the id of a new memory card.
+   * @default a random UUID
+   */
+  generateCardId?: () => string;
+}
+
+export interface PostgresStores {
+  history: HistoryStore;
+  offload: OffloadStore;
+  memory: PostgresMemoryStore;
+  /**
+   * Creates or upgrades the tables (see `MIGRATIONS`). Run it once at deploy or start-up; it is
+   * idempotent and safe to run from several processes at once.
+   */
+  migrate(): Promise<MigrationResult>;
+  /** The schema's version: 0 before the first `migrate()`. */
+  schemaVersion(): Promise<number>;
+  /** Ends the pool when this call opened it from `connectionString`; a given pool is left open. */
+  close(): Promise<void>;
+}
+
+/**
+ * History, working state, offloads and memory cards in one PostgreSQL schema, shared by every
+ * instance of an application. `pg` is loaded on first use when a `connectionString` is given.
+ *
+ * @example
+ * const stores = createPostgresStores({ connectionString: process.env.DATABASE_URL });
+ * await stores.migrate();
+ * const manager = createContextManager({
+ *   model: 'gpt-4o',
+ *   historyStore: stores.history,
+ *   offloadStore: stores.offload,
+ *   memory: { store: stores.memory },
+ * });
+ */
+export function createPostgresStores({
+  pool,
+  connectionString,
+  schema = 'ctxmem',
+  requiredScope = [],
+  clock = systemClock,
+  generateMessageId: messageIds = generateMessageId,
+  generateCardId: cardIds = generateCardId,
+}: PostgresStoresOptions = {}): PostgresStores {
+  const quotedSchema = quoteIdentifier(schema, 'schema');
+  const required = validateRequiredScope(requiredScope);
+  let opened: Promise<ResolvedPool> | undefined;
+  let closed = false;
+  const connection = (): Promise<PostgresPool> => {
+    opened ??= resolvePool({ pool, connectionString });
+    return opened.then((resolved) => resolved.pool);
+  };
+  // Fail at construction, not on the first query, when neither is given.
+  assertConnectionOptions({ pool, connectionString });
+  const context: StoreContext = { pool: connection, schema: quotedSchema, required, clock };
+  return {
+    history: createPostgresHistoryStore(
+      context,
+      safeIdGenerator(messageIds, 'generated message id'),
+    ),
+    offload: createPostgresOffloadStore(context),
+    memory: createPostgresMemoryStore(context, safeIdGenerator(cardIds, 'generated card id')),
+    async migrate() {
+      return migrateSchema(await connection(), schema, quotedSchema);
+    },
+    async schemaVersion() {
+      return schemaVersion(await connection(), schema, quotedSchema);
+    },
+    async close() {
+      if (closed || !opened) return;
+      closed = true;
+      const resolved = await opened;
+      if (resolved.owned) await resolved.pool.end();
+    },
+  };
+}

@@ -1,0 +1,148 @@
+import { StorageError } from '@ctxmem/core';
+import { inTransaction, type PostgresPool, withStorageErrors } from './connection.js';
+
+/** One step of the schema. Steps are never edited once released: changes are new steps. */
+export interface Migration {
+  version: number;
+  description: string;
+  /** SQL statements, given the quoted schema name. */
+  statements: (schema: string) => string[];
+}
+
+/**
+ * The schema, step by step. Messages, states, offloads and cards are stored as JSON text rather
+ * than `jsonb`: `jsonb` rejects `\u0000` and lone surrogates, which messages may contain, and the
+ * stores never query inside them. Card content is copied to `search_text` for the keyword index.
+ */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: 'history, working state, offloads and memory cards with keyword search',
+    statements: (schema) => [
+      `CREATE TABLE ${schema}.history_heads (
+        scope_key text PRIMARY KEY,
+        next_index integer NOT NULL,
+        turn integer NOT NULL
+      )`,
+      `CREATE TABLE ${schema}.history_messages (
+        scope_key text NOT NULL,
+        message_index integer NOT NULL,
+        turn integer NOT NULL,
+        created_at text NOT NULL,
+        message text NOT NULL,
+        PRIMARY KEY (scope_key, message_index)
+      )`,
+      `CREATE INDEX history_messages_turn ON ${schema}.history_messages (scope_key, turn)`,
+      `CREATE TABLE ${schema}.working_states (
+        scope_key text PRIMARY KEY,
+        version integer NOT NULL CHECK (version > 0),
+        state text NOT NULL,
+        updated_at timestamptz NOT NULL DEFAULT now()
+      )`,
+      `CREATE TABLE ${schema}.offloads (
+        scope_key text NOT NULL,
+        id text NOT NULL,
+        created_at text NOT NULL,
+        message text NOT NULL,
+        PRIMARY KEY (scope_key, id)
+      )`,
+      `CREATE TABLE ${schema}.memory_scopes (
+        scope_key text PRIMARY KEY,
+        revision bigint NOT NULL
+      )`,
+      `CREATE TABLE ${schema}.memory_cards (
+        scope_key text NOT NULL,
+        id text NOT NULL,
+        position bigint GENERATED ALWAYS AS IDENTITY,
+        card text NOT NULL,
+        superseded_by text,
+        search_text text NOT NULL,
+        search tsvector GENERATED ALWAYS AS (to_tsvector('english'::regconfig, search_text)) STORED,
+        PRIMARY KEY (scope_key, id)
+      )`,
+      `CREATE INDEX memory_cards_position ON ${schema}.memory_cards (scope_key, position)`,
+      `CREATE INDEX memory_cards_search ON ${schema}.memory_cards USING gin (search)`,
+    ],
+  },
+];
+
+/** The newest schema version this package knows. */
+export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;
+
+export interface MigrationResult {
+  /** The version before the call (0 for an empty database). */
+  from: number;
+  /** The version after the call. */
+  to: number;
+  /** The versions applied by this call. */
+  applied: number[];
+}
+
+/**
+ * Brings `schema` to the newest version in one transaction, under a transaction-scoped advisory
+ * lock keyed by the schema name, so that several processes migrating at once apply each step
+ * exactly once (the others wait, then find nothing to do). Idempotent. Refuses a database whose
+ * schema is newer than this package.
+ */
+export async function migrateSchema(
+  pool: PostgresPool,
+  schemaName: string,
+  quotedSchema: string,
+  migrations: readonly Migration[] = MIGRATIONS,
+): Promise<MigrationResult> {
+  return withStorageErrors(`migrate schema ${schemaName}`, () =>
+    inTransaction(pool, async (client) => {
+      await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
+        `ctxmem:migrate:${schemaName}`,
+      ]);
+      await client.query(`CREATE SCHEMA IF NOT EXISTS ${quotedSchema}`);
+      await client.query(
+        `CREATE TABLE IF NOT EXISTS ${quotedSchema}.schema_version (
+          version integer PRIMARY KEY,
+          description text NOT NULL,
+          applied_at timestamptz NOT NULL DEFAULT now()
+        )`,
+      );
+      const { rows } = await client.query(
+        `SELECT coalesce(max(version), 0)::integer AS version FROM ${quotedSchema}.schema_version`,
+      );
+      const from = Number(rows[0]?.version ?? 0);
+      const newest = migrations.at(-1)?.version ?? 0;
+      if (from > newest) {
+        throw new StorageError({
+          message: `The PostgreSQL schema ${schemaName} is at version ${from}, newer than this @ctxmem/postgres supports (${newest}); upgrade @ctxmem/postgres.`,
+          path: schemaName,
+        });
+      }
+      const applied: number[] = [];
+      for (const migration of migrations) {
+        if (migration.version <= from) continue;
+        for (const statement of migration.statements(quotedSchema)) await client.query(statement);
+        await client.query(
+          `INSERT INTO ${quotedSchema}.schema_version (version, description) VALUES ($1, $2)`,
+          [migration.version, migration.description],
+        );
+        applied.push(migration.version);
+      }
+      return { from, to: Math.max(from, newest), applied };
+    }),
+  );
+}
+
+/** The schema's version: 0 when it has never been migrated. */
+export async function schemaVersion(
+  pool: PostgresPool,
+  schemaName: string,
+  quotedSchema: string,
+): Promise<number> {
+  return withStorageErrors(`read the version of schema ${schemaName}`, async () => {
+    const { rows } = await pool.query(`SELECT to_regclass($1) IS NOT NULL AS present`, [
+      `${quotedSchema}.schema_version`,
+    ]);
+    if (!rows[0]?.present) return 0;
+    const result = await pool.query(
+      `SELECT coalesce(max(version), 0)::integer AS version FROM ${quotedSchema}.schema_version`,
+    );
+    return Number(result.rows[0]?.version ?? 0);
+  });
+}

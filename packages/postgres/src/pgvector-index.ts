@@ -1,0 +1,279 @@
+import {
+  InvalidArgumentError,
+  type MemoryIndex,
+  type MemoryIndexHit,
+  type MemoryIndexItem,
+  StorageError,
+} from '@ctxmem/core';
+import {
+  inTransaction,
+  type PostgresConnectionOptions,
+  type PostgresPool,
+  quoteIdentifier,
+  resolvePool,
+  toStorageError,
+  withStorageErrors,
+} from './connection.js';
+
+export interface PgvectorIndexOptions extends PostgresConnectionOptions {
+  /** Length of every vector (the embedder's dimensions). */
+  dimensions: number;
+  /**
+   * The table holding the vectors, created on first use in `schema`. One table holds one
+   * dimension: a table created with other dimensions is an error.
+   * @default `memory_vectors_<dimensions>`
+   */
+  table?: string;
+}
+
+/** A `MemoryIndex` in PostgreSQL with pgvector. `size()` is this instance's count (see below). */
+export interface PgvectorIndex extends MemoryIndex {
+  /** Re-reads the number of vectors in the table, written by any process. */
+  refreshSize(): Promise<number>;
+}
+
+function checkDimensions(dimensions: unknown): asserts dimensions is number {
+  if (
+    typeof dimensions !== 'number' ||
+    !Number.isInteger(dimensions) ||
+    dimensions < 1 ||
+    dimensions > 16_000
+  ) {
+    throw new InvalidArgumentError({
+      message: `dimensions must be an integer from 1 to 16000 (pgvector's limit); got ${String(dimensions)}.`,
+      argument: 'dimensions',
+    });
+  }
+}
+
+function checkId(id: unknown, argument: string): asserts id is string {
+  if (typeof id !== 'string' || id.length === 0) {
+    throw new InvalidArgumentError({ message: `${argument} must be a non-empty string`, argument });
+  }
+}
+
+/**
+ * Checks a vector and returns it L2-normalised as pgvector's text form. Vectors are stored
+ * normalised so the inner product is the cosine; a zero vector stays zero and scores 0.
+ */
+function vectorLiteral(vector: unknown, dimensions: number, argument: string): string {
+  if (!(vector instanceof Float32Array)) {
+    throw new InvalidArgumentError({ message: `${argument} must be a Float32Array`, argument });
+  }
+  if (vector.length !== dimensions) {
+    throw new InvalidArgumentError({
+      message: `${argument} has ${vector.length} dimensions, the index has ${dimensions}`,
+      argument,
+    });
+  }
+  let squaredLength = 0;
+  for (const value of vector) {
+    if (!Number.isFinite(value)) {
+      throw new InvalidArgumentError({
+        message: `${argument} contains a non-finite value (${value})`,
+        argument,
+      });
+    }
+    squaredLength += value * value;
+  }
+  const scale = squaredLength > 0 ? 1 / Math.sqrt(squaredLength) : 0;
+  return `[${Array.from(vector, (value) => Math.fround(value * scale)).join(',')}]`;
+}
+
+const MISSING_EXTENSION =
+  'The pgvector extension is not available on this PostgreSQL server. Install pgvector (packages such as postgresql-16-pgvector, or the pgvector/pgvector Docker image) and let a privileged user run `CREATE EXTENSION vector`, or use a MemoryIndex that needs no extension (createBruteForceIndex from @ctxmem/core, or @ctxmem/hnswlib).';
+
+/**
+ * Makes sure the `vector` extension is installed in the database: already there, or created now.
+ * Throws a `StorageError` that says how to get pgvector when it cannot be.
+ */
+export async function ensurePgvector(pool: PostgresPool): Promise<string> {
+  const installed = await withStorageErrors('look for the pgvector extension', () =>
+    pool.query(`SELECT extversion FROM pg_extension WHERE extname = 'vector'`),
+  );
+  if (installed.rows[0]) return String(installed.rows[0].extversion);
+  try {
+    await pool.query('CREATE EXTENSION IF NOT EXISTS vector');
+  } catch (error) {
+    throw new StorageError({
+      message: `${MISSING_EXTENSION} (PostgreSQL said: ${error instanceof Error ? error.message : String(error)})`,
+      path: undefined,
+      cause: error,
+    });
+  }
+  const created = await pool.query(`SELECT extversion FROM pg_extension WHERE extname = 'vector'`);
+  return String(created.rows[0]?.extversion ?? '');
+}
+
+/**
+ * A vector index over memory cards in PostgreSQL with pgvector, shared by every instance of an
+ * application. Vectors are stored normalised and ranked by inner product (= cosine), scanning
+ * only the asked scope's rows through a B-tree on `scope_key`: results are exact, which the
+ * conformance suite demands (an approximate HNSW index with a scope filter can return fewer than
+ * `k` rows). For millions of cards per scope, add a pgvector HNSW index to the table yourself.
+ *
+ * `size()` must answer synchronously: it is the table's count when the index was opened (or
+ * `refreshSize()` last ran), plus this instance's own inserts and minus its deletes.
+ */
+export async function createPgvectorIndex({
+  pool,
+  connectionString,
+  schema = 'ctxmem',
+  dimensions,
+  table,
+}: PgvectorIndexOptions): Promise<PgvectorIndex> {
+  checkDimensions(dimensions);
+  const quotedSchema = quoteIdentifier(schema, 'schema');
+  const tableName = table ?? `memory_vectors_${dimensions}`;
+  const quotedTable = `${quotedSchema}.${quoteIdentifier(tableName, 'table')}`;
+  const resolved = await resolvePool({ pool, connectionString });
+  const database = resolved.pool;
+  try {
+    await ensurePgvector(database);
+    await withStorageErrors(`create the vector table ${schema}.${tableName}`, () =>
+      inTransaction(database, async (client) => {
+        await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
+          `ctxmem:migrate:${schema}`,
+        ]);
+        await client.query(`CREATE SCHEMA IF NOT EXISTS ${quotedSchema}`);
+        await client.query(
+          `CREATE TABLE IF NOT EXISTS ${quotedTable} (
+             id text PRIMARY KEY,
+             scope_key text NOT NULL,
+             embedding vector(${dimensions}) NOT NULL
+           )`,
+        );
+        await client.query(
+          `CREATE INDEX IF NOT EXISTS ${quoteIdentifier(`${tableName}_scope`.slice(0, 63), 'table')}
+           ON ${quotedTable} (scope_key)`,
+        );
+        const { rows } = await client.query(
+          `SELECT atttypmod FROM pg_attribute WHERE attrelid = $1::regclass AND attname = 'embedding'`,
+          [quotedTable],
+        );
+        const stored = Number(rows[0]?.atttypmod);
+        if (stored !== dimensions) {
+          throw new InvalidArgumentError({
+            message: `The table ${schema}.${tableName} holds vectors of ${stored} dimensions, not ${dimensions}: pass another table.`,
+            argument: 'dimensions',
+          });
+        }
+      }),
+    );
+  } catch (error) {
+    if (resolved.owned) await database.end().catch(() => undefined);
+    throw error;
+  }
+
+  async function countRows(): Promise<number> {
+    const { rows } = await database.query(`SELECT count(*)::integer AS count FROM ${quotedTable}`);
+    return Number(rows[0]?.count ?? 0);
+  }
+
+  let count = await withStorageErrors('count vectors', countRows);
+  let closed = false;
+
+  return {
+    dimensions,
+
+    async upsert(items: readonly MemoryIndexItem[]) {
+      if (!Array.isArray(items)) {
+        throw new InvalidArgumentError({ message: 'items must be an array', argument: 'items' });
+      }
+      // Validate the whole batch first; of duplicate ids the last wins, like consecutive upserts.
+      const byId = new Map<string, { scopeKey: string; literal: string }>();
+      items.forEach((item: MemoryIndexItem, position) => {
+        checkId(item?.id, `items[${position}].id`);
+        if (typeof item.scopeKey !== 'string') {
+          throw new InvalidArgumentError({
+            message: `items[${position}].scopeKey must be a string`,
+            argument: `items[${position}].scopeKey`,
+          });
+        }
+        const literal = vectorLiteral(item.vector, dimensions, `items[${position}].vector`);
+        byId.delete(item.id);
+        byId.set(item.id, { scopeKey: item.scopeKey, literal });
+      });
+      if (byId.size === 0) return;
+      const ids = [...byId.keys()];
+      const { rows } = await withStorageErrors('upsert vectors', () =>
+        database.query(
+          `INSERT INTO ${quotedTable} (id, scope_key, embedding)
+           SELECT item.id, item.scope_key, item.embedding::vector
+           FROM unnest($1::text[], $2::text[], $3::text[]) AS item(id, scope_key, embedding)
+           ON CONFLICT (id) DO UPDATE SET scope_key = excluded.scope_key, embedding = excluded.embedding
+           RETURNING (xmax = 0) AS inserted`,
+          [ids, ids.map((id) => byId.get(id)!.scopeKey), ids.map((id) => byId.get(id)!.literal)],
+        ),
+      );
+      count += (rows as Array<{ inserted: boolean }>).filter((row) => row.inserted).length;
+    },
+
+    async remove(ids: readonly string[]) {
+      if (!Array.isArray(ids)) {
+        throw new InvalidArgumentError({ message: 'ids must be an array', argument: 'ids' });
+      }
+      ids.forEach((id, position) => {
+        checkId(id, `ids[${position}]`);
+      });
+      if (ids.length === 0) return;
+      const { rowCount } = await withStorageErrors('remove vectors', () =>
+        database.query(`DELETE FROM ${quotedTable} WHERE id = ANY($1::text[])`, [
+          [...new Set(ids)],
+        ]),
+      );
+      count = Math.max(0, count - (rowCount ?? 0));
+    },
+
+    async query(vector, { k, scopeKey }): Promise<MemoryIndexHit[]> {
+      const literal = vectorLiteral(vector, dimensions, 'vector');
+      if (typeof scopeKey !== 'string') {
+        throw new InvalidArgumentError({
+          message: 'scopeKey must be a string',
+          argument: 'scopeKey',
+        });
+      }
+      if (typeof k !== 'number' || Number.isNaN(k) || k < 0) {
+        throw new InvalidArgumentError({
+          message: `k must be a number >= 0, got ${String(k)}`,
+          argument: 'k',
+        });
+      }
+      const limit = Number.isFinite(k) ? Math.floor(k) : null;
+      if (limit === 0) return [];
+      const { rows } = await withStorageErrors('query vectors', () =>
+        database.query(
+          `SELECT id, -(embedding <#> $1::vector) AS score FROM ${quotedTable}
+           WHERE scope_key = $2 ORDER BY embedding <#> $1::vector, id LIMIT $3`,
+          [literal, scopeKey, limit],
+        ),
+      );
+      return (rows as Array<{ id: string; score: number }>).map((row) => ({
+        id: row.id,
+        score: Number(row.score),
+      }));
+    },
+
+    size() {
+      return count;
+    },
+
+    async refreshSize() {
+      count = await withStorageErrors('count vectors', countRows);
+      return count;
+    },
+
+    async flush() {
+      // Every write is committed when it resolves: nothing to flush.
+    },
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      if (resolved.owned)
+        await database.end().catch((error) => {
+          throw toStorageError(error, 'close the pool');
+        });
+    },
+  };
+}
