@@ -9,6 +9,10 @@ export default defineConfig({
     alias: [
       { find: /^@ctxmem\/core\/test$/, replacement: source('./packages/core/src/test/index.ts') },
       { find: /^@ctxmem\/core$/, replacement: source('./packages/core/src/index.ts') },
+      ...['ai-sdk', 'hnswlib', 'langchain', 'postgres', 'redis'].map((name) => ({
+        find: new RegExp(`^@ctxmem/${name}$`),
+        replacement: source(`./packages/${name}/src/index.ts`),
+      })),
     ],
   },
   test: {

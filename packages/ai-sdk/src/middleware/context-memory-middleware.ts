@@ -8,6 +8,7 @@ import {
   createMemorySearch,
   createModelSummarizer,
   createTokenCounter,
+  defaultMemoryScope,
   type FlushOptions,
   InvalidArgumentError,
   type MemorySearcher,
@@ -83,8 +84,9 @@ export interface ContextMemoryMiddlewareOptions
   scope?: Scope | ScopeResolver;
   /**
    * The scope long-term memories are stored and searched in, from the conversation's scope. The
-   * default drops `sessionId`, so that what is learned in one chat is found in the user's next.
-   * @default ({ sessionId, ...rest }) => rest
+   * default drops `sessionId` when there is a `userId`, so that what is learned in one chat is
+   * found in the user's next, while a session without a user keeps its memories to itself.
+   * @default defaultMemoryScope from `@ctxmem/core`
    */
   memoryScope?: (scope: Scope) => Scope;
 }
@@ -129,10 +131,6 @@ export interface ContextMemoryMiddlewareV3 extends ContextMemoryTransform, Conte
 interface ModelSession {
   manager: ContextManager;
   conversions: PromptConversionCache;
-}
-
-function withoutSession({ sessionId: _sessionId, ...scope }: Scope): Scope {
-  return scope;
 }
 
 /** A memory store that files every card under `memoryScope(scope)`. */
@@ -181,15 +179,21 @@ function createContextMemory(
     cacheSize = 1_000,
     counter,
     memory,
-    memoryScope = withoutSession,
+    memoryScope = defaultMemoryScope,
     ...managerOptions
   } = options;
   const store = memory?.store ? scopedMemoryStore(memory.store, memoryScope) : undefined;
   const rawSearch =
     memory?.search ?? (memory?.store ? createMemorySearch({ store: memory.store }) : undefined);
   const search = rawSearch ? scopedMemorySearcher(rawSearch, memoryScope) : undefined;
+  // The store and search above already map to the memory scope (the tools share them).
   const resolvedMemory = memory
-    ? { ...memory, ...(store ? { store } : {}), ...(search ? { search } : {}) }
+    ? {
+        ...memory,
+        scope: (scope: Scope) => scope,
+        ...(store ? { store } : {}),
+        ...(search ? { search } : {}),
+      }
     : undefined;
   const sessions = new Map<string, ModelSession>();
 

@@ -46,6 +46,16 @@ export {
   testOffloadStore,
 } from './offload-store-suite.js';
 export {
+  type OpenAICompatibleServer,
+  type OpenAICompatibleServerOptions,
+  type OpenAIServerEndpoint,
+  type OpenAIServerHandler,
+  type OpenAIServerReply,
+  type OpenAIServerRequest,
+  type OpenAIServerToolCall,
+  startOpenAICompatibleServer,
+} from './openai-server.js';
+export {
   createFailingSummarizer,
   createScriptedComplete,
   type FailingSummarizer,
