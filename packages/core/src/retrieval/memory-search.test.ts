@@ -480,6 +480,101 @@ describe('createMemorySearch', () => {
     }
   });
 
+  describe('sequenceContext', () => {
+    /** A transcript: one card per turn, a minute apart, listed in the order given. */
+    function transcript(turns: string[], order: number[] = turns.map((_, position) => position)) {
+      const cards = turns.map((content, position) =>
+        makeCard(`t${position}`, content, {
+          createdAt: new Date(Date.UTC(2026, 0, 1, 0, position)).toISOString(),
+        }),
+      );
+      return order.map((position) => cards[position]!);
+    }
+    const turns = [
+      'Have you seen the new bakery downtown?',
+      'How long have you been married?',
+      'Five years already, time flies!',
+      'Wow, congratulations to both of you.',
+      'Thanks, we are planning a trip to celebrate.',
+    ];
+    // Only the second turn shares a word with the question.
+    const query = 'How long have they been married?';
+
+    it('is off by default: a turn that shares no word with the query is not found', async () => {
+      const search = createMemorySearch({
+        store: listingStore(() => transcript(turns)),
+        mode: 'bm25',
+      });
+      const hits = await search.search(alice, query, { topK: 5 });
+      expect(contents(hits)).not.toContain(turns[2]);
+      expect(hits.every((hit) => hit.context === undefined)).toBe(true);
+    });
+
+    it.each(['bm25', 'hybrid'] as const)(
+      'finds the answer after the matching turn, with weight ^ distance of its score (%s)',
+      async (mode) => {
+        const search = createMemorySearch({
+          store: listingStore(() => transcript(turns)),
+          mode,
+          embedder: createFixedEmbedder({ dimensions: 32 }),
+          sequenceContext: { weight: 0.5, window: 2 },
+        });
+        const hits = await search.search(alice, query, { topK: 5 });
+        const byId = new Map(hits.map((hit) => [hit.card.id, hit]));
+        const question = byId.get('t1')!;
+        const answer = byId.get('t2')!;
+        const reply = byId.get('t3')!;
+        expect(answer.context).toBeGreaterThan(0);
+        expect(reply.context).toBeGreaterThan(0);
+        if (mode === 'bm25') {
+          // Only the question matched, so the next turns get exactly a half and a quarter of it.
+          expect(answer.score).toBeCloseTo(question.score / 2, 10);
+          expect(reply.score).toBeCloseTo(question.score / 4, 10);
+          // The turn three places later is out of the window, the turn before is never boosted.
+          expect(byId.has('t4')).toBe(false);
+          expect(byId.get('t0')?.context).toBeUndefined();
+        }
+      },
+    );
+
+    it('orders cards by createdAt, not by the order the store lists them in', async () => {
+      const store = listingStore(() => transcript(turns, [4, 2, 0, 3, 1]));
+      const search = createMemorySearch({ store, mode: 'bm25', sequenceContext: { window: 1 } });
+      const hits = await search.search(alice, query, { topK: 5 });
+      expect(contents(hits).slice(0, 2)).toEqual([turns[1], turns[2]]);
+    });
+
+    it('follows cards added later, and skips neighbours the filters exclude', async () => {
+      let cards = transcript(turns.slice(0, 2));
+      const search = createMemorySearch({
+        store: listingStore(() => cards),
+        mode: 'bm25',
+        sequenceContext: {},
+      });
+      expect(contents(await search.search(alice, query))).not.toContain(turns[2]);
+      cards = transcript(turns);
+      expect(contents(await search.search(alice, query))).toContain(turns[2]);
+      cards = cards.map((card) => (card.id === 't2' ? { ...card, type: 'todo' } : card));
+      const facts = await search.search(alice, query, { types: ['fact'] });
+      expect(contents(facts)).not.toContain(turns[2]);
+      expect(contents(facts)).toContain(turns[3]);
+    });
+
+    it('rejects a weight outside (0, 1] and a window that is not a positive integer', () => {
+      const store = listingStore(() => []);
+      for (const sequenceContext of [
+        { weight: 0 },
+        { weight: 1.5 },
+        { weight: Number.NaN },
+        { window: 0 },
+        { window: 1.5 },
+      ]) {
+        const error = thrown(() => createMemorySearch({ store, sequenceContext }));
+        expect(InvalidArgumentError.isInstance(error)).toBe(true);
+      }
+    });
+  });
+
   it('forgets its index state on clear and rebuilds it from the store', async () => {
     const { search, embedder } = await setup();
     await search.search(alice, 'python');
