@@ -1,0 +1,117 @@
+import type { ParseArgsOptionsConfig } from 'node:util';
+import type { MemoryCardType, Scope } from '../contracts/index.js';
+import { MEMORY_CARD_TYPES } from '../contracts/index.js';
+import { InvalidArgumentError, InvalidIdError } from '../errors/index.js';
+import type { RetrievalMode } from '../retrieval/index.js';
+import { normalizeScope } from '../storage/index.js';
+import { optionalString, type ParsedArguments } from './arguments.js';
+
+/** The flags every `ctxmem memory` subcommand takes: where the store is, and whose cards. */
+export const STORE_OPTIONS = {
+  store: { type: 'string' },
+  user: { type: 'string' },
+  agent: { type: 'string' },
+  session: { type: 'string' },
+} as const satisfies ParseArgsOptionsConfig;
+
+export const RETRIEVAL_MODES: readonly RetrievalMode[] = ['hybrid', 'bm25', 'vector'];
+
+export interface StoreArguments {
+  /** As given on the command line (for messages); resolve it against the context's `cwd`. */
+  store: string;
+  scope: Scope;
+}
+
+/** `--store` (required) and the scope flags, validated the way the store validates ids. */
+export function parseStoreArguments(values: ParsedArguments['values']): StoreArguments {
+  if (values.store === undefined) {
+    throw new InvalidArgumentError({
+      message: 'memory commands need --store <dir> (the folder that holds the cards)',
+      argument: '--store',
+    });
+  }
+  const store = optionalString(values.store, '--store')!;
+  const scope: Scope = {};
+  for (const [flag, field] of [
+    ['user', 'userId'],
+    ['agent', 'agentId'],
+    ['session', 'sessionId'],
+  ] as const) {
+    const value = optionalString(values[flag], `--${flag}`);
+    if (value !== undefined) scope[field] = value;
+  }
+  return { store, scope: validateScope(scope, 'scope flags') };
+}
+
+/**
+ * The scope as the store will see it. An unsafe id (`../alice`, a path separator, a control
+ * character) is the caller's mistake, so it becomes a usage error rather than a failure.
+ */
+export function validateScope(scope: Scope, where: string): Scope {
+  try {
+    return normalizeScope(scope);
+  } catch (error) {
+    if (!InvalidIdError.isInstance(error)) throw error;
+    throw new InvalidArgumentError({
+      message: `${where}: ${error.message}`,
+      argument: 'scope',
+      cause: error,
+    });
+  }
+}
+
+export function parseCardType(value: string | boolean | undefined, flag: string): MemoryCardType {
+  const text = String(value ?? '');
+  if (!(MEMORY_CARD_TYPES as readonly string[]).includes(text)) {
+    throw new InvalidArgumentError({
+      message: `${flag} must be one of ${MEMORY_CARD_TYPES.join(', ')}, got "${text}"`,
+      argument: flag,
+    });
+  }
+  return text as MemoryCardType;
+}
+
+/** `a,b , c` → `['a', 'b', 'c']`; empty items are dropped. */
+export function parseTags(value: string | boolean | undefined): string[] {
+  return String(value ?? '')
+    .split(',')
+    .map((tag) => tag.trim())
+    .filter((tag) => tag !== '');
+}
+
+/** A whole number of 1 or more (`--top-k 0` would ask for nothing). */
+export function parsePositiveCount(value: string | boolean | undefined, flag: string): number {
+  const text = String(value ?? '').trim();
+  const parsed = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(parsed) || parsed < 1) {
+    throw new InvalidArgumentError({
+      message: `${flag} must be a whole number of 1 or more, got "${text}"`,
+      argument: flag,
+    });
+  }
+  return parsed;
+}
+
+/** A finite number of 0 or more, such as `0.25`. */
+export function parseMinScore(value: string | boolean | undefined, flag: string): number {
+  const text = String(value ?? '').trim();
+  const parsed = /^(\d+\.?\d*|\.\d+)$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isFinite(parsed)) {
+    throw new InvalidArgumentError({
+      message: `${flag} must be a number of 0 or more, got "${text}"`,
+      argument: flag,
+    });
+  }
+  return parsed;
+}
+
+export function parseRetrievalMode(value: string | boolean | undefined): RetrievalMode {
+  const text = String(value ?? '');
+  if (!(RETRIEVAL_MODES as readonly string[]).includes(text)) {
+    throw new InvalidArgumentError({
+      message: `--mode must be one of ${RETRIEVAL_MODES.join(', ')}, got "${text}"`,
+      argument: '--mode',
+    });
+  }
+  return text as RetrievalMode;
+}
