@@ -4,11 +4,13 @@ Usage
   ctxmem compact <file.json> --budget <tokens> [options]
   ctxmem inspect <file.json> [--context-window <tokens>] [--model <id>]
   ctxmem reload <id> [--offload-dir <dir>]
+  ctxmem memory <add|search|list|remove|stats> --store <dir> [options]
 
 Commands
   compact   Compress a conversation to a token budget and print it in the same format
   inspect   Show what a conversation spends its tokens on and what a compaction would do
   reload    Print a payload that compact offloaded, by the id shown in its preview
+  memory    Add, search, list and remove long-term memory cards in a store folder
 
 Options
   -h, --help     Show help (also: ctxmem <command> --help)
@@ -72,4 +74,38 @@ Options
   --offload-dir <dir>  The folder compact offloaded to (default: .ctxmem/offload).
   --json               Print the stored record (the original message as JSON).
   -h, --help           Show this help.
+`;
+
+export const MEMORY_HELP = `Usage: ctxmem memory <subcommand> --store <dir> [scope] [options]
+
+Long-term memory cards in a file store (one cards.json per scope under <dir>/scopes/).
+
+Subcommands
+  add      --jsonl <file> | --text "…"   Add cards; duplicates merge, a changed fact supersedes
+           [--type <type>] [--tags a,b]  the older card. JSONL: one object per line with
+           [--source <s>] [--progress]   "content" (required), "type", "tags", "source"; the
+           [--json]                      flags are defaults for records without the field.
+                                         Every line is checked before anything is added.
+  search   --query "…" | --queries <file.jsonl>
+           [--top-k 5] [--min-score 0] [--mode hybrid|bm25|vector] [--json]
+                                         --queries answers many queries in one run, in input
+                                         order; a line is {"query": "…"}, optionally with its
+                                         own "scope": {"userId": "…"} instead of the flags'.
+                                         --json prints one line per query: {"query", "results":
+                                         [{"id", "content", "score", "type", "tags", "source"}]}.
+  list     [--include-superseded] [--json]   The cards of the scope (--json: one card per line).
+  remove   <id…>                         Remove cards by id (none unless every id exists).
+  stats    [--json]                      Cards per type, superseded cards, file size.
+
+Scope (a card is only ever seen in the exact scope it was added in)
+  --user <id>  --agent <id>  --session <id>     Default: the global scope.
+
+Options
+  --store <dir>   The store folder (required; add creates it).
+  --progress      Show progress while adding, also without a terminal (as plain lines).
+  -h, --help      Show this help.
+
+Card types: goal, decision, constraint, todo, code, fact (default), preference.
+Exit codes: 0 done, 1 failed (unreadable file, invalid JSONL line, unknown card id),
+2 usage error (bad or unknown option, unsafe id).
 `;

@@ -9,7 +9,7 @@ import { parseArguments } from './arguments.js';
 import { parseCompactArguments, runCompact } from './compact-command.js';
 import { type CliDependencies, loadDefaultDependencies } from './dependencies.js';
 import { formatNumber } from './format.js';
-import { COMPACT_HELP, INSPECT_HELP, MAIN_HELP, RELOAD_HELP } from './help.js';
+import { COMPACT_HELP, INSPECT_HELP, MAIN_HELP, MEMORY_HELP, RELOAD_HELP } from './help.js';
 import { parseInspectArguments, runInspect } from './inspect-command.js';
 import { parseReloadArguments, runReload } from './reload-command.js';
 import { oneLine } from './render-report.js';
@@ -52,6 +52,12 @@ const COMMANDS: Record<string, Command> = {
     help: RELOAD_HELP,
     run: async (argv, context, dependencies) =>
       runReload(parseReloadArguments(argv), context, await dependencies()),
+  },
+  memory: {
+    help: MEMORY_HELP,
+    // Loaded on use: it pulls in the memory stores and the retrieval code.
+    run: async (argv, context) =>
+      (await import('./memory-command.js')).runMemoryCommand(argv, context),
   },
 };
 
