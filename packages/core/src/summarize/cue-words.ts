@@ -41,7 +41,8 @@ const CUES: ReadonlyArray<readonly [SentenceKind, RegExp]> = [
     new RegExp(
       [
         String.raw`(?<!\b(?:i|we|you|they)\s+)\b(?:do not|don't)\b`,
-        String.raw`\b(?:must|mustn't|never|always|cannot|can't|should not|shouldn't|not allowed|required|requirement|mandatory|forbidden|only use|at most|at least|no more than|no later than|deadline|avoid)\b`,
+        // Not the small talk that shares the words: "must have been", "can't wait", "never forget".
+        String.raw`\b(?:must(?!'ve|\s+have\s+been|\s+be\s+(?:so|really|such|very|pretty|quite|super|tough|hard|fun|nice|great|amazing|awesome|exciting|wonderful|cool)\b)|mustn't|never(?!\s+(?:forget|thought|imagined)\b)|always(?!\s+remember\b)|(?:cannot|can't)(?!\s+(?:wait|believe|imagine|thank|agree|stop|help)\b)|should not|shouldn't|not allowed|required|requirement|mandatory|forbidden|only use|at most|at least|no more than|no later than|deadline|avoid)\b`,
         '必须|务必|一定要|不要|不能|不得|禁止|不允许|只能|不可以|别用|至少|最多|不超过|截止',
         '必ず|してはいけない|しないで|ないでください|べき|だめ|ダメ|以内',
       ].join('|'),
@@ -134,3 +135,55 @@ const COMMAND_WORDS =
 /** A line that is a shell command: `$ command …`, or a known command word with arguments. */
 export const SHELL_PROMPT_LINE = /^\s*\$\s+(\S.*)$/u;
 export const COMMAND = new RegExp(String.raw`^(?:${COMMAND_WORDS})(?:\s+\S.*)$`, 'u');
+
+/**
+ * Words that say nothing on their own: English function words, fillers and the small talk of
+ * chats ("thanks, that's great!"). They never count towards a sentence's information content.
+ */
+export const UNINFORMATIVE_WORDS: ReadonlySet<string> = new Set(
+  (
+    "a about above after again against all am an and any are aren't as at be because been before being below between both but by can can't cannot could couldn't did didn't do does doesn't doing don't down during each few for from further had hadn't has hasn't have haven't having he he'd he'll he's her here here's hers herself him himself his how how's i i'd i'll i'm i've if in into is isn't it it'd it'll it's its itself let let's me more most my myself nor not of off on once only or other ought our ours ourselves out over own same she she'd she'll she's should shouldn't so some such than that that'd that'll that's the their theirs them themselves then there there's these they they'd they'll they're they've this those through to too under until up upon us very was wasn't we we'd we'll we're we've were weren't what what's when when's where where's which while who who's whom why why's will with won't would wouldn't you you'd you'll you're you've your yours yourself yourselves " +
+    'also just really actually still even ever got get gets getting go goes going gone gonna wanna gotta lot lots much many thing things stuff something anything everything nothing way kind sort bit quite pretty rather maybe probably perhaps definitely totally absolutely certainly sure right well now yet though although however anyway anyways ' +
+    'yeah yes yep yup ok okay oh ah aw aww um uh hmm huh wow woah whoa hey hi hello bye goodbye thanks thank thx please sorry haha hahaha lol omg ' +
+    'great awesome amazing cool nice good glad fun happy lovely wonderful fantastic incredible super sweet neat terrific brilliant congrats congratulations cheers ' +
+    'know think feel felt mean means see saw look looks looking looked seem seems seemed sound sounds sounded hear heard agree appreciate guess bet wait tell told say said talk talking'
+  ).split(' '),
+);
+
+/**
+ * An interjection or a thank-you at the start of a sentence, with the punctuation after it:
+ * "Wow, ", "Oh! ", "Thanks so much, ". Stripped from kept sentences; "No," is not among them
+ * because it carries meaning.
+ */
+export const LEADING_INTERJECTION =
+  /^(?:(?:wow|woah|whoa|oh|ooh|ah|aw+|hey|hi|hello|yeah|yes|yep|yup|ok|okay|well|so|um|uh|hmm|haha|hahaha|lol|omg|cool|great|nice|awesome|amazing|sure|right|indeed|absolutely|totally|definitely|thanks(?: so much| a lot)?|thank you(?: so much)?|sorry|gosh|man|dude|alright|all right)(?:\s*[,!.…—–-]+\s*|\s+(?=\S+[,!.]))+)+/iu;
+
+const TIME_OF_DAY = /\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s*[ap]\.?m\b/iu;
+const NUMERIC_DATE = /\b\d{4}[-/.]\d{1,2}[-/.]\d{1,2}\b|\b\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}\b/u;
+
+/** Whether a short bracketed text reads as a timestamp: a date, a weekday or a time of day. */
+export function isTimestamp(text: string): boolean {
+  return DATE.test(text) || TIME_OF_DAY.test(text) || NUMERIC_DATE.test(text);
+}
+
+const INSTRUCTION = new RegExp(
+  [
+    String.raw`^(?:please\s+)?(?:never|always|don't|do not|must|only|avoid|make sure|ensure|keep|use|prefer|stop)\b`,
+    String.raw`\b(?:you|we)\s+(?:must|mustn't|should|shouldn't|can't|cannot|need to|have to|are not allowed to)\b`,
+    String.raw`\b(?:i|we)\s+(?:(?:really|also|strongly|always)\s+)?prefer\b|\bi'?d\s+(?:rather|prefer)\b|\b(?:want|need) you to\b`,
+    String.raw`\b(?:decided|settled on|let'?s\s+(?:use|go with|stick with|switch to)|go with|stick with|switch(?:ed)? to|agreed on)\b`,
+    String.raw`\b(?:required|mandatory|forbidden|not allowed|deadline|at most|at least|no more than|no later than)\b`,
+    '必须|务必|一定要|不要|不能|不得|禁止|不允许|只能|别用|决定|采用|就用|改用|偏好',
+    '必ず|してはいけない|しないで|ないでください|決定|採用|にします',
+  ].join('|'),
+  'iu',
+);
+
+/**
+ * A sentence phrased as an instruction or a firm choice ("Never touch prod.", "We must…", "I
+ * prefer…", "Let's use…"), as opposed to small talk that shares cue words ("I'll never forget
+ * that!", "I love it"). What a working session must not lose.
+ */
+export function isInstruction(sentence: string): boolean {
+  return INSTRUCTION.test(sentence);
+}

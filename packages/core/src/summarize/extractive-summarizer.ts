@@ -15,18 +15,28 @@ import { toolCallsOf, toolOutputText, toolResultsOf } from '../messages/index.js
 import {
   COMMAND,
   hasGoalCue,
+  hasIdentifier,
   isFirstPerson,
-  isKeyFact,
+  isInstruction,
   isQuestion,
+  LEADING_INTERJECTION,
   type SentenceKind,
   SHELL_PROMPT_LINE,
   sentenceKind,
 } from './cue-words.js';
 import { fitSummary } from './fit-summary.js';
-import { mergeSummaries } from './merge-summaries.js';
-import { emptySections, SUMMARY_HEADING } from './render-summary.js';
+import { contentWords } from './information-content.js';
+import { readPreamble, speakerLabelOf, speakerLabels } from './message-preamble.js';
+import { SUMMARY_HEADING, SUMMARY_SECTION_TITLES } from './render-summary.js';
+import { type BulletCandidate, selectBullets } from './select-bullets.js';
 import { prepareSummaryInput } from './summary-input.js';
-import { collapseWhitespace, comparisonKey, headAndTail, truncateText } from './summary-text.js';
+import {
+  collapseWhitespace,
+  comparisonKey,
+  headAndTail,
+  stripPleasantries,
+  truncateText,
+} from './summary-text.js';
 import { requireCounter, requirePositiveInteger } from './validate-options.js';
 
 export interface ExtractiveSummarizerOptions {
@@ -102,10 +112,15 @@ export function createExtractiveSummarizer({
     async summarize(request: SummarizeRequest): Promise<SummarizeResult> {
       const input = prepareSummaryInput(request, name);
       const extracted = extract(input.messages, input.previousSummary, settings);
-      const merged = mergeSummaries(input.previousSummary, extracted.summary);
       let summary: StructuredSummary;
       try {
-        summary = fitSummary(merged, request.maxTokens, counter);
+        const selected = selectBullets(
+          extracted.candidates,
+          request.maxTokens,
+          counter,
+          input.previousSummary?.freeText?.trim() || undefined,
+        );
+        summary = fitSummary(selected, request.maxTokens, counter);
       } catch (error) {
         if (!BudgetExceededError.isInstance(error)) throw error;
         throw new SummarizerError({
@@ -127,28 +142,108 @@ interface ExtractSettings {
   toolResultChars: number;
 }
 
+/** How much a sentence's words are worth in each role, relative to a plain key fact. */
+const WEIGHT = {
+  goal: 3,
+  decision: 1.5,
+  constraint: 1.5,
+  preference: 1.2,
+  todo: 1.2,
+  fact: 2,
+  instruction: 3,
+  keyFact: 1,
+  tool: 1,
+  snippet: 1,
+  /** A question asks more than it tells. */
+  question: 0.5,
+  /** The newest candidate is worth this much more than the oldest, all else equal. */
+  recency: 0.5,
+} as const;
+
+/** What a word of a tool's result is worth next to a word of its call. */
+const RESULT_SHARE = 0.3;
+
+/** Words that address the listener without naming anyone. */
+const GENERIC_ADDRESSEES = new Set(['guys', 'everyone', 'folks', 'buddy', 'dude', 'man', 'friend']);
+
+interface Extracted {
+  candidates: BulletCandidate[];
+  cards: MemoryCardDraft[];
+}
+
+/**
+ * Turns the previous summary's bullets and the new messages' sentences, tool calls and snippets
+ * into candidates, oldest first. A sentence that repeats an earlier bullet replaces it (the
+ * newest wording and position win), except that the goal keeps its first position.
+ */
 function extract(
   messages: readonly Message[],
   previousSummary: StructuredSummary | undefined,
   settings: ExtractSettings,
-): { summary: StructuredSummary; cards: MemoryCardDraft[] } {
-  const sections = emptySections();
+): Extracted {
+  const candidates: Array<BulletCandidate | undefined> = [];
+  const byKey = new Map<string, number>();
+  const goalKeys = new Set<string>();
+  let group = 0;
+  const add = (candidate: Omit<BulletCandidate, 'order'>, key: string) => {
+    if (key === '' || goalKeys.has(key)) return;
+    const earlier = byKey.get(key);
+    if (earlier !== undefined) candidates[earlier] = undefined;
+    if (candidate.section === 'goal') goalKeys.add(key);
+    byKey.set(key, candidates.length);
+    candidates.push({ ...candidate, order: candidates.length });
+  };
+
+  const knownSpeakers = previousSummary
+    ? addPreviousBullets(previousSummary, add, () => group++)
+    : [];
+  const texts = messages.map(plainText);
+  const speakers = speakerLabels(texts, knownSpeakers);
+  const addressees = new Set<string>();
+  for (const speaker of speakers) {
+    for (const word of speaker.split(' ')) addressees.add(word.toLowerCase());
+  }
+  for (const message of messages) if (message.name) addressees.add(message.name.toLowerCase());
+  const isAddressee = (word: string) => {
+    const lower = word.toLowerCase();
+    if (GENERIC_ADDRESSEES.has(lower) || addressees.has(lower)) return true;
+    // Short forms of a speaker's name: "Mel" for Melanie.
+    return lower.length >= 3 && [...addressees].some((name) => name.startsWith(lower));
+  };
+
   const cards: MemoryCardDraft[] = [];
   const cardKeys = new Set<string>();
   let needsGoal = (previousSummary?.sections.goal.length ?? 0) === 0;
   const results = collectToolResults(messages);
   const reportedResults = new Set<string>();
+  /** A tool bullet: the call tells what was done; the head of its result only previews data. */
+  const addTool = (call: string, result?: string) => {
+    const text = result === undefined ? call : `${call}${result}`;
+    const words = new Map(contentWords(call).map((word) => [word.key, word]));
+    for (const word of result === undefined ? [] : contentWords(result)) {
+      if (!words.has(word.key)) words.set(word.key, { ...word, boost: word.boost * RESULT_SHARE });
+    }
+    add(
+      {
+        section: 'background',
+        text,
+        prefix: '',
+        group: group++,
+        words: [...words.values()],
+        weight: WEIGHT.tool,
+      },
+      comparisonKey(text),
+    );
+  };
 
-  for (const message of messages) {
+  messages.forEach((message, messageIndex) => {
     if (message.role === 'tool') {
       // A result whose call is in this batch was reported with the call.
       for (const result of toolResultsOf(message)) {
         if (reportedResults.has(result.toolCallId)) continue;
-        sections.background.push(
-          `Tool result ${result.toolName}: ${resultHead(result, settings.toolResultChars)}`,
-        );
+        addTool(`Tool result ${result.toolName}: `, resultHead(result, settings.toolResultChars));
       }
-      continue;
+      return;
     }
 
     for (const call of toolCallsOf(message)) {
@@ -158,62 +253,238 @@ function extract(
       );
       const result = results.get(call.toolCallId);
       if (result) reportedResults.add(call.toolCallId);
-      sections.background.push(
-        `Tool ${call.toolName}(${argumentsText})` +
-          (result ? ` → ${resultHead(result, settings.toolResultChars)}` : ''),
+      addTool(
+        `Tool ${call.toolName}(${argumentsText})`,
+        result ? ` → ${resultHead(result, settings.toolResultChars)}` : undefined,
       );
     }
 
-    const fromUser = message.role === 'user';
-    const { prose, snippets } = splitCode(plainText(message), settings.maxSnippetChars);
-    sections.snippets.push(...snippets);
-    const sentences = splitSentences(prose);
-
-    let goalSentences = 0;
-    if (fromUser && needsGoal && sentences.length > 0) {
-      // The goal is the opening request: its first sentence, or two when the first is a greeting.
-      const first = sentences[0]!;
-      const second = sentences[1];
-      const goal = first.length < 20 && second ? `${first} ${second}` : first;
-      goalSentences = goal === first ? 1 : 2;
-      sections.goal.push(truncateText(goal, settings.maxSentenceChars));
-      needsGoal = false;
+    let text = texts[messageIndex]!;
+    if (message.ctxmem?.kind === 'tool-run-record') {
+      const record = readToolRunRecord(text, settings);
+      for (const tool of record.tools) addTool(tool.call, tool.result);
+      text = record.prose;
     }
 
-    sentences.forEach((sentence, position) => {
-      const text = truncateText(sentence, settings.maxSentenceChars);
-      const question = isQuestion(sentence);
-      const found = question ? undefined : sentenceKind(sentence);
+    const fromUser = message.role === 'user';
+    const preamble = readPreamble(message, text, speakers);
+    const { prose, snippets } = splitCode(preamble.body, settings.maxSnippetChars);
+    for (const snippet of snippets) {
+      add(
+        {
+          section: 'snippets',
+          text: snippet,
+          prefix: '',
+          group: group++,
+          words: contentWords(snippet),
+          weight: WEIGHT.snippet,
+        },
+        bulletKey(snippet),
+      );
+    }
+    const messageGroup = group++;
+    const sentences = splitSentences(prose);
+
+    for (const sentence of sentences) {
+      const cleaned = stripPleasantries(sentence, isAddressee, LEADING_INTERJECTION);
+      const words = contentWords(cleaned);
+      if (words.length === 0 || isFragment(cleaned)) continue;
+      const text = truncateText(cleaned, settings.maxSentenceChars);
+      const key = bulletKey(text);
+      const base = {
+        text,
+        group: messageGroup,
+        words,
+        ...(preamble.timestamp === undefined ? {} : { timestamp: preamble.timestamp }),
+      };
+
+      if (fromUser && needsGoal) {
+        // The goal is the opening request: the first user sentence that says something.
+        needsGoal = false;
+        add({ ...base, section: 'goal', prefix: '', weight: WEIGHT.goal, pinned: true }, key);
+        continue;
+      }
+
+      const question = isQuestion(cleaned);
+      const found = question ? undefined : sentenceKind(cleaned);
       // The assistant's "note that…" is commentary, not something the user asked to remember.
       const kind = found === 'fact' && !fromUser ? undefined : found;
-      const speaker = fromUser ? 'User: ' : isFirstPerson(sentence) ? 'Assistant: ' : '';
-      if (kind) {
-        const key = comparisonKey(text);
-        if (!cardKeys.has(key)) {
-          cardKeys.add(key);
-          const card: MemoryCardDraft = {
-            content: `${speaker}${text}`,
-            type: CARD_TYPE[kind],
-            tags: tagsOf(sentence),
-          };
-          if (message.id !== undefined) card.source = message.id;
-          cards.push(card);
-        }
+      const speaker = preamble.speaker
+        ? `${preamble.speaker}: `
+        : fromUser
+          ? 'User: '
+          : isFirstPerson(cleaned)
+            ? 'Assistant: '
+            : '';
+      if (kind && !cardKeys.has(key)) {
+        cardKeys.add(key);
+        const card: MemoryCardDraft = {
+          content: `${speaker}${text}`,
+          type: CARD_TYPE[kind],
+          tags: tagsOf(cleaned),
+        };
+        if (message.id !== undefined) card.source = message.id;
+        cards.push(card);
       }
-      if (position < goalSentences) return;
-      if (fromUser && !question && hasGoalCue(sentence)) {
-        sections.goal.push(text);
-      } else if (kind) {
-        sections[SECTION_OF[kind]].push(`${speaker}${text}`);
-      } else if (isKeyFact(sentence, fromUser)) {
-        sections.keyFacts.push(`${speaker}${text}`);
-      } else if (fromUser && position === 0) {
-        // Later requests are the thread of the conversation: keep their opening line.
-        sections.background.push(`${speaker}${text}`);
+      // The user's instructions and firm choices are what a working session must not lose.
+      const weight =
+        fromUser && !question && isInstruction(cleaned)
+          ? WEIGHT.instruction
+          : kind
+            ? WEIGHT[kind]
+            : WEIGHT.keyFact * (question ? WEIGHT.question : 1);
+      if (fromUser && !question && hasGoalCue(cleaned)) {
+        add({ ...base, section: 'goal', prefix: '', weight: WEIGHT.goal }, key);
+      } else {
+        add(
+          { ...base, section: kind ? SECTION_OF[kind] : 'keyFacts', prefix: speaker, weight },
+          key,
+        );
+      }
+    }
+  });
+
+  const kept = candidates.filter((candidate) => candidate !== undefined);
+  const last = Math.max(1, kept.length - 1);
+  kept.forEach((candidate, position) => {
+    candidate.order = position;
+    candidate.weight *= 1 + (WEIGHT.recency * position) / last;
+  });
+  return { candidates: kept, cards };
+}
+
+/**
+ * The previous summary's bullets as candidates, oldest first, so they compete with the new
+ * sentences on what they tell. The first goal is kept whatever happens. A bullet's timestamp is
+ * read back (bullets without one share the one above them). Returns the speakers the bullets name.
+ */
+function addPreviousBullets(
+  previous: StructuredSummary,
+  add: (candidate: Omit<BulletCandidate, 'order'>, key: string) => void,
+  nextGroup: () => number,
+): string[] {
+  const speakers = new Set<string>();
+  for (const section of Object.keys(SUMMARY_SECTION_TITLES) as Array<keyof SummarySections>) {
+    let timestamp: string | undefined;
+    const weight = SECTION_WEIGHT[section];
+    previous.sections[section].forEach((bullet, index) => {
+      if (section === 'goal' || section === 'snippets' || section === 'background') {
+        add(
+          {
+            section,
+            text: bullet,
+            prefix: '',
+            group: nextGroup(),
+            words: contentWords(bullet),
+            weight,
+            ...(section === 'goal' && index === 0 ? { pinned: true } : {}),
+          },
+          bulletKey(bullet),
+        );
+        return;
+      }
+      const dated = readPreamble({ role: 'assistant', content: '' }, bullet, new Set());
+      if (dated.timestamp !== undefined) timestamp = dated.timestamp;
+      const speaker = speakerLabelOf(dated.body);
+      if (speaker !== undefined) speakers.add(speaker);
+      const prefix = speaker === undefined ? '' : `${speaker}: `;
+      const core = speaker === undefined ? dated.body : dated.body.replace(SPEAKER_PREFIX, '');
+      // Sentences compete one by one, as they did when they were first kept.
+      const group = nextGroup();
+      for (const sentence of splitSentences(core)) {
+        add(
+          {
+            section,
+            text: sentence,
+            prefix,
+            group,
+            words: contentWords(sentence),
+            weight,
+            ...(timestamp === undefined ? {} : { timestamp }),
+          },
+          bulletKey(sentence),
+        );
       }
     });
   }
-  return { summary: { sections }, cards };
+  return [...speakers].filter((speaker) => speaker !== 'User' && speaker !== 'Assistant');
+}
+
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/gu;
+
+/**
+ * "Yay!", "No worries!", "Mel.": fewer than three words and nothing exact (a number, an
+ * identifier) to keep. A CJK character counts as half a word.
+ */
+function isFragment(sentence: string): boolean {
+  if (/\d/u.test(sentence) || hasIdentifier(sentence)) return false;
+  const characters = sentence.match(CJK)?.length ?? 0;
+  const words = sentence.replace(CJK, ' ').match(/[\p{L}\p{N}]+/gu)?.length ?? 0;
+  return words + characters / 2 < 3;
+}
+
+/** A leading label ("User: ", "Next step: "): not part of what makes two bullets the same. */
+const LABEL = /^[^:：\n]{1,40}[:：]\s+/u;
+const SPEAKER_PREFIX = /^[^:：]+[:：]\s+/u;
+
+function bulletKey(text: string): string {
+  return comparisonKey(text.replace(LABEL, ''));
+}
+
+const SECTION_WEIGHT: Readonly<Record<keyof SummarySections, number>> = {
+  goal: WEIGHT.goal,
+  background: WEIGHT.tool,
+  keyFacts: WEIGHT.keyFact,
+  constraints: WEIGHT.constraint,
+  decisions: WEIGHT.decision,
+  todos: WEIGHT.todo,
+  snippets: WEIGHT.snippet,
+};
+
+/**
+ * A tool-run record (written by the tool-runs strategy) as tool bullets and prose: its bracketed
+ * header and footer are boilerplate, each numbered call line becomes a tool bullet (name,
+ * arguments and the head of the result, without the reload hint), and quoted assistant text
+ * stays prose.
+ */
+function readToolRunRecord(
+  text: string,
+  settings: ExtractSettings,
+): { tools: Array<{ call: string; result: string }>; prose: string } {
+  const tools: Array<{ call: string; result: string }> = [];
+  const prose: string[] = [];
+  for (const line of text.split('\n')) {
+    const trimmed = line.trim();
+    if (trimmed === '' || /^\[.*\]$/u.test(trimmed)) continue;
+    const call = /^\d+\.\s+([^\s(]+)\((.*?)\)\s+→\s+(.*?)(?:\s+\(\w+\(".*"\)\))?$/u.exec(trimmed);
+    if (call) {
+      const [, toolName, argumentsText, result] = call;
+      const head = truncateText(unquote(result!), settings.toolResultChars);
+      tools.push({
+        call: `Tool ${toolName}(${truncateText(argumentsText!, settings.toolArgumentsChars)})`,
+        result: ` → ${head}`,
+      });
+      continue;
+    }
+    const quoted = /^assistant:\s+(.*)$/u.exec(trimmed);
+    prose.push(quoted ? unquote(quoted[1]!) : trimmed);
+  }
+  return { tools, prose: prose.join('\n') };
+}
+
+/** The text of a JSON string literal (the record quotes results as data), else the text itself. */
+function unquote(text: string): string {
+  const errorPrefix = /^error\s+(?=")/u.exec(text)?.[0] ?? '';
+  const body = text.slice(errorPrefix.length);
+  if (!body.startsWith('"')) return text;
+  try {
+    const value: unknown = JSON.parse(body);
+    return typeof value === 'string'
+      ? `${errorPrefix ? 'failed: ' : ''}${collapseWhitespace(value)}`
+      : text;
+  } catch {
+    return text;
+  }
 }
 
 /** Text and plain parts only: reasoning is the model's scratchpad and binary parts have no text. */

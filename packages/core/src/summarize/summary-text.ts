@@ -62,3 +62,29 @@ export function comparisonKey(text: string): string {
     .replace(/^(user|assistant)\s*:\s*/, '')
     .replace(/[\s.。!！?？;；:：,，…]+$/u, '');
 }
+
+/**
+ * Takes the small talk off the edges of a sentence while keeping its facts: leading
+ * interjections and thank-yous ("Wow, ", "Thanks so much! "), and the name of the person spoken
+ * to, at the start or the end ("Caroline, that's great!" → "that's great!"). `isAddressee` says
+ * whether a word names someone in the conversation. Returns `''` when nothing else is left.
+ */
+export function stripPleasantries(
+  sentence: string,
+  isAddressee: (word: string) => boolean,
+  interjection: RegExp,
+): string {
+  let text = sentence;
+  for (let round = 0; round < 3; round++) {
+    const before = text;
+    text = text.replace(interjection, '');
+    const leadingName = /^([\p{Lu}][\p{L}'’-]*)\s*[,!]+\s*/u.exec(text);
+    if (leadingName && isAddressee(leadingName[1]!)) text = text.slice(leadingName[0].length);
+    if (text === before) break;
+  }
+  const trailingName = /[,\s]+([\p{Lu}][\p{L}'’-]*)\s*([.!?]*)$/u.exec(text);
+  if (trailingName && trailingName.index > 0 && isAddressee(trailingName[1]!)) {
+    text = `${text.slice(0, trailingName.index)}${trailingName[2] ?? ''}`;
+  }
+  return text.trim();
+}
