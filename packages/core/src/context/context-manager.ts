@@ -15,14 +15,19 @@ import type {
   Summarizer,
   TokenCounter,
 } from '../contracts/index.js';
-import { ConflictError, CtxmemError, InvalidArgumentError } from '../errors/index.js';
+import {
+  ConflictError,
+  CtxmemError,
+  InvalidArgumentError,
+  InvalidMessageError,
+} from '../errors/index.js';
 import { flushThresholdTokens, requestFlushNotes, writeFlushNotes } from '../flush/index.js';
 import {
   type MemorySearcher,
   placeMemoryInjection,
   renderMemoryInjection,
 } from '../inject/index.js';
-import { lastUserMessage, messageText } from '../messages/index.js';
+import { lastUserMessage, messageText, validateMessages } from '../messages/index.js';
 import { createInMemoryOffloadStore } from '../offload/index.js';
 import { scopeKey } from '../storage/index.js';
 import { createExtractiveSummarizer, withFallback } from '../summarize/index.js';
@@ -185,12 +190,72 @@ function matchesPrefix(entry: CompactionEntry, fingerprints: readonly string[]):
   return true;
 }
 
-function withTimeout<Result>(promise: Promise<Result>, timeoutMs: number): Promise<Result> {
+/**
+ * Runs `task` with an abort signal that fires after `timeoutMs` (or when `parent` aborts), and
+ * rejects at that moment even if the task ignores the signal: the caller never waits longer, and a
+ * task that honours the signal stops its work (an HTTP request is cancelled, not abandoned).
+ */
+function withTimeout<Result>(
+  task: (abortSignal: AbortSignal) => Promise<Result>,
+  timeoutMs: number,
+  parent?: AbortSignal,
+): Promise<Result> {
+  const controller = new AbortController();
+  const onParentAbort = () => controller.abort(parent?.reason);
+  parent?.addEventListener('abort', onParentAbort, { once: true });
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs);
+    timer = setTimeout(() => {
+      const error = new Error(`timed out after ${timeoutMs} ms`);
+      controller.abort(error);
+      reject(error);
+    }, timeoutMs);
   });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+  return Promise.race([task(controller.signal), timeout]).finally(() => {
+    clearTimeout(timer);
+    parent?.removeEventListener('abort', onParentAbort);
+  });
+}
+
+/**
+ * Cheap shape checks on every call (an array of objects with a known role). Deeper problems
+ * surface while counting; `explainInvalidInput` then turns them into a typed error.
+ */
+function assertMessageArray(messages: unknown): asserts messages is readonly Message[] {
+  if (!Array.isArray(messages)) {
+    throw new InvalidMessageError({
+      message: `prepare expects an array of messages, got ${messages === null ? 'null' : typeof messages}.`,
+      path: 'messages',
+    });
+  }
+  for (let index = 0; index < messages.length; index++) {
+    const message = messages[index] as { role?: unknown } | null;
+    if (
+      typeof message !== 'object' ||
+      message === null ||
+      !['system', 'user', 'assistant', 'tool'].includes(message.role as string)
+    ) {
+      throw new InvalidMessageError({
+        message: `messages[${index}] is not a message with a system, user, assistant or tool role.`,
+        path: `messages[${index}]`,
+      });
+    }
+  }
+}
+
+/**
+ * Turns an unexpected failure on malformed input (a TypeError on a missing field, a RangeError on
+ * absurdly deep tool arguments) into the validator's typed error with its path. Full validation
+ * costs too much for every call, so it only runs once something has already gone wrong.
+ */
+function explainInvalidInput(error: unknown, messages: readonly Message[]): unknown {
+  if (CtxmemError.isInstance(error)) return error;
+  try {
+    validateMessages(messages);
+  } catch (validationError) {
+    return validationError;
+  }
+  return error;
 }
 
 function errorText(error: unknown): string {
@@ -284,13 +349,15 @@ export function createContextManager(options: ContextManagerOptions = {}): Conte
     const run = (async () => {
       try {
         const notes = await withTimeout(
-          requestFlushNotes({
-            complete: flush.complete,
-            messages,
-            counter,
-            maxInputTokens: Math.floor(contextWindow * 0.5),
-            source: 'memory-flush',
-          }),
+          (abortSignal) =>
+            requestFlushNotes({
+              complete: flush.complete,
+              messages,
+              counter,
+              maxInputTokens: Math.floor(contextWindow * 0.5),
+              source: 'memory-flush',
+              abortSignal,
+            }),
           flush.timeoutMs ?? 30_000,
         );
         if (!notes) {
@@ -412,12 +479,14 @@ export function createContextManager(options: ContextManagerOptions = {}): Conte
     if (room <= 0) return { messages, tokens, injected: 0 };
     try {
       const hits = await withTimeout(
-        memory.search.search(memoryScope(scope), messageText(newest), {
-          topK: memory.topK ?? 5,
-          minScore: memory.minScore ?? 0.1,
-          ...(abortSignal ? { abortSignal } : {}),
-        }),
+        (searchSignal) =>
+          memory.search!.search(memoryScope(scope), messageText(newest), {
+            topK: memory.topK ?? 5,
+            minScore: memory.minScore ?? 0.1,
+            abortSignal: searchSignal,
+          }),
         memory.searchTimeoutMs ?? 2_000,
+        abortSignal,
       );
       const rendered = renderMemoryInjection(hits, {
         counter,
@@ -548,9 +617,14 @@ export function createContextManager(options: ContextManagerOptions = {}): Conte
     counter,
     offloadStore,
     historyStore,
-    prepare(messages, prepareOptions = {}) {
+    async prepare(messages, prepareOptions = {}) {
+      assertMessageArray(messages);
       const key = scopeKey(prepareOptions.scope ?? {});
-      return mutex.run(key, () => prepareLocked(key, messages, prepareOptions));
+      try {
+        return await mutex.run(key, () => prepareLocked(key, messages, prepareOptions));
+      } catch (error) {
+        throw explainInvalidInput(error, messages);
+      }
     },
     async clear(scope = {}) {
       const key = scopeKey(scope);
