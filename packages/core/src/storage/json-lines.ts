@@ -173,12 +173,20 @@ export async function appendJsonLines(path: string, records: readonly unknown[])
         prefix + records.map((record) => `${JSON.stringify(record)}\n`).join(''),
         'utf8',
       );
-      let written = 0;
-      while (written < data.length) {
-        const { bytesWritten } = await handle.write(data, written, data.length - written);
-        written += bytesWritten;
+      const before = (await handle.stat()).size;
+      try {
+        let written = 0;
+        while (written < data.length) {
+          const { bytesWritten } = await handle.write(data, written, data.length - written);
+          written += bytesWritten;
+        }
+        await handle.sync();
+      } catch (error) {
+        // Nothing of a failed append may stay behind: whole lines that made it to disk were never
+        // acknowledged, and the caller's retry would write them a second time.
+        await handle.truncate(before).catch(() => undefined);
+        throw error;
       }
-      await handle.sync();
     } finally {
       await handle.close();
     }
