@@ -81,6 +81,35 @@ describe('createBm25Index', () => {
     expect(index.search('words', 2).map((hit) => hit.id)).toEqual(['a', 'b']);
   });
 
+  it('returns the first k of the full ranking, best first and ties by id', () => {
+    const words = ['red', 'green', 'blue', 'cyan', 'gray'];
+    const text = fc.array(fc.constantFrom(...words), { minLength: 1, maxLength: 6 });
+    fc.assert(
+      fc.property(
+        fc.array(text, { minLength: 1, maxLength: 30 }),
+        text,
+        fc.integer({ min: 1, max: 35 }),
+        (documents, query, k) => {
+          const index = createBm25Index();
+          for (const [position, words] of documents.entries()) {
+            index.upsert(`d${position}`, words.join(' '));
+          }
+          const all = index.search(query.join(' '), documents.length);
+          for (const [position, hit] of all.entries()) {
+            const next = all[position + 1];
+            if (next) {
+              expect(hit.score > next.score || (hit.score === next.score && hit.id < next.id)).toBe(
+                true,
+              );
+            }
+          }
+          expect(index.search(query.join(' '), k)).toEqual(all.slice(0, k));
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
   it('gives idealScore as the score of an average document holding every query term once', () => {
     const index = createBm25Index({ b: 0 });
     index.upsert('1', 'alpha beta');

@@ -134,10 +134,23 @@ export function createBm25Index({
         scores.set(id, (scores.get(id) ?? 0) + termScore);
       }
     }
-    return [...scores]
-      .map(([id, score]) => ({ id, score }))
-      .sort((left, right) => right.score - left.score || compareIds(left.id, right.id))
-      .slice(0, k);
+    // Keeps only the best k while scanning, so a query word half the documents contain (a
+    // speaker's name) does not cost a sort of every match.
+    const best: Bm25Hit[] = [];
+    for (const [id, score] of scores) {
+      const worst = best[best.length - 1];
+      if (best.length === k && worst && !ranksBefore(score, id, worst)) continue;
+      let low = 0;
+      let high = best.length;
+      while (low < high) {
+        const middle = (low + high) >>> 1;
+        if (ranksBefore(score, id, best[middle]!)) high = middle;
+        else low = middle + 1;
+      }
+      best.splice(low, 0, { id, score });
+      if (best.length > k) best.pop();
+    }
+    return best;
   }
 
   function inverseDocumentFrequency(documentFrequency: number): number {
@@ -165,7 +178,7 @@ export function createBm25Index({
   };
 }
 
-/** Ties are broken by id so that results never depend on insertion order. */
-function compareIds(left: string, right: string): number {
-  return left < right ? -1 : left > right ? 1 : 0;
+/** Higher scores first; ties are broken by id so that results never depend on insertion order. */
+function ranksBefore(score: number, id: string, other: Bm25Hit): boolean {
+  return score > other.score || (score === other.score && id < other.id);
 }
