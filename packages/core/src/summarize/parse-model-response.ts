@@ -58,6 +58,11 @@ export function parseModelResponse(
     const parsed = value === undefined ? undefined : fromJson(value, sourceIds);
     if (parsed) return parsed;
   }
+  // JSON with nothing we recognise ('{}', '[]', 'null', an empty summary object) is an empty
+  // answer, not prose to keep: keeping it would store "{}" as the summary.
+  if (parseJson(text.trim()) !== undefined) {
+    return { summary: { sections: emptySections() }, cards: [], structured: false };
+  }
   return { summary: parseRenderedSummary(text.trim()), cards: [], structured: false };
 }
 
