@@ -88,7 +88,11 @@ export function createPostgresStores({
   let opened: Promise<ResolvedPool> | undefined;
   let closed = false;
   const connection = (): Promise<PostgresPool> => {
-    opened ??= resolvePool({ pool, connectionString });
+    // A failed load of pg is forgotten, so the next call tries again.
+    opened ??= resolvePool({ pool, connectionString }).catch((error: unknown) => {
+      opened = undefined;
+      throw error;
+    });
     return opened.then((resolved) => resolved.pool);
   };
   // Fail at construction, not on the first query, when neither is given.
@@ -110,8 +114,8 @@ export function createPostgresStores({
     async close() {
       if (closed || !opened) return;
       closed = true;
-      const resolved = await opened;
-      if (resolved.owned) await resolved.pool.end();
+      const resolved = await opened.catch(() => undefined);
+      if (resolved?.owned) await resolved.pool.end();
     },
   };
 }

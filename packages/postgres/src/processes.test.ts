@@ -20,7 +20,8 @@ const fixture = fileURLToPath(new URL('./writer.test-support.ts', import.meta.ur
 const services = await testServices();
 afterAll(stopTestServices);
 const scope = { userId: 'process-test', sessionId: 'one' };
-const KILLS = 5;
+const ROUNDS = 2;
+const WRITERS = 3;
 
 if (!services.postgresUrl) {
   const reason = missingServerMessage('PostgreSQL', services.problems);
@@ -72,21 +73,30 @@ if (!services.postgresUrl) {
       }
     }, 60_000);
 
-    it(`keeps every acknowledged write of writers killed with SIGKILL (${KILLS} kills)`, async () => {
+    it(`keeps every acknowledged write of writers killed with SIGKILL (${ROUNDS} rounds of ${WRITERS} writers)`, async () => {
       const schema = database.uniqueSchema();
       await createPostgresStores({ pool: database.pool, schema }).migrate();
       const acknowledgedCards = new Set<string>();
       const acknowledgedMessages = new Map<number, string>();
-      for (let iteration = 0; iteration < KILLS; iteration++) {
-        const writer = startWriter(fixture, { mode: 'write', url, schema, label: `i${iteration}` });
-        await writer.waitFor('ready');
-        await sleep(50 + Math.random() * 250);
-        writer.child.kill('SIGKILL');
-        await writer.exited;
-        for (const content of linesAfter(writer, 'card')) acknowledgedCards.add(content);
-        for (const line of linesAfter(writer, 'message')) {
-          const [, index, content] = /^(\d+) (.*)$/u.exec(line)!;
-          acknowledgedMessages.set(Number(index), content!);
+      for (let round = 0; round < ROUNDS; round++) {
+        // Several writers at once, each killed at its own random moment, mid-write or between.
+        const writers = Array.from({ length: WRITERS }, (_, writer) =>
+          startWriter(fixture, { mode: 'write', url, schema, label: `r${round}w${writer}` }),
+        );
+        await Promise.all(writers.map((writer) => writer.waitFor('ready')));
+        await Promise.all(
+          writers.map(async (writer) => {
+            await sleep(30 + Math.random() * 300);
+            writer.child.kill('SIGKILL');
+            await writer.exited;
+          }),
+        );
+        for (const writer of writers) {
+          for (const content of linesAfter(writer, 'card')) acknowledgedCards.add(content);
+          for (const line of linesAfter(writer, 'message')) {
+            const [, index, content] = /^(\d+) (.*)$/u.exec(line)!;
+            acknowledgedMessages.set(Number(index), content!);
+          }
         }
         const { cards, history } = await reload(schema);
         const contents = cards.map((card) => card.content);
@@ -121,8 +131,8 @@ if (!services.postgresUrl) {
     it('lets exactly one process through per state version', async () => {
       const schema = database.uniqueSchema();
       await createPostgresStores({ pool: database.pool, schema }).migrate();
-      const count = 15;
-      const startAt = Date.now() + 1500;
+      const count = 10;
+      const startAt = Date.now() + 1000;
       const writers = ['a', 'b', 'c'].map((label) =>
         startWriter(fixture, { mode: 'state', url, schema, label, count, startAt }),
       );

@@ -260,6 +260,11 @@ export function decodeCard(json: string, scope: Scope, where: string): MemoryCar
   } catch (error) {
     throw corrupt(where, error);
   }
+  return cardFromValue(value, scope, where);
+}
+
+/** Checks a parsed stored card and gives it `scope`; throws `CorruptDataError` when damaged. */
+export function cardFromValue(value: unknown, scope: Scope, where: string): MemoryCard {
   const card = value as Partial<MemoryCard> | null;
   if (
     card === null ||

@@ -1,0 +1,253 @@
+/**
+ * What the PostgreSQL stores do beyond the conformance suites: the versioned migration, keyword
+ * search, connection handling and error messages. Runs on PGlite, and on a real server when one
+ * is available.
+ */
+
+import {
+  InvalidArgumentError,
+  InvalidIdError,
+  ScopeRequiredError,
+  StorageError,
+} from '@ctxmem/core';
+import { createFakeClock } from '@ctxmem/core/test';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  missingServerMessage,
+  stopTestServices,
+  testServices,
+} from '../../../test/setup/services.js';
+import { loadPg } from './connection.js';
+import { createPostgresStores } from './create-postgres-stores.js';
+import { openPglite, openPostgres, type TestDatabase } from './databases.test-support.js';
+import { type Migration, migrateSchema, SCHEMA_VERSION } from './migrations.js';
+
+const services = await testServices();
+afterAll(stopTestServices);
+
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('Expected the promise to reject.');
+}
+
+const alice = { userId: 'alice' };
+
+function behaviour(name: string, open: () => Promise<TestDatabase>) {
+  describe(`PostgreSQL stores on ${name}`, () => {
+    let database: TestDatabase;
+    beforeAll(async () => {
+      database = await open();
+    }, 60_000);
+    afterAll(async () => {
+      await database?.cleanup();
+    });
+
+    describe('migrate', () => {
+      it('creates the schema at the newest version, once', async () => {
+        const stores = createPostgresStores({
+          pool: database.pool,
+          schema: database.uniqueSchema(),
+        });
+        expect(await stores.schemaVersion()).toBe(0);
+        expect(await stores.migrate()).toEqual({ from: 0, to: SCHEMA_VERSION, applied: [1] });
+        expect(await stores.migrate()).toEqual({
+          from: SCHEMA_VERSION,
+          to: SCHEMA_VERSION,
+          applied: [],
+        });
+        expect(await stores.schemaVersion()).toBe(SCHEMA_VERSION);
+      });
+
+      it('applies only the steps a database lacks, in order', async () => {
+        const schema = database.uniqueSchema();
+        const quoted = `"${schema}"`;
+        await migrateSchema(database.pool, schema, quoted);
+        const next: Migration = {
+          version: 2,
+          description: 'a test step',
+          statements: (target) => [`CREATE TABLE ${target}.extra (id text PRIMARY KEY)`],
+        };
+        const result = await migrateSchema(database.pool, schema, quoted, [
+          { version: 1, description: 'never run again', statements: () => ['SELECT 1/0'] },
+          next,
+        ]);
+        expect(result).toEqual({ from: 1, to: 2, applied: [2] });
+        await database.pool.query(`INSERT INTO ${quoted}.extra VALUES ('x')`);
+      });
+
+      it('refuses a schema newer than this package, and leaves it untouched', async () => {
+        const schema = database.uniqueSchema();
+        const stores = createPostgresStores({ pool: database.pool, schema });
+        await stores.migrate();
+        await database.pool.query(
+          `INSERT INTO "${schema}".schema_version (version, description) VALUES (99, 'future')`,
+        );
+        const error = await rejection(stores.migrate());
+        expect(StorageError.isInstance(error)).toBe(true);
+        expect(String((error as Error).message)).toMatch(/version 99, newer than/u);
+        expect(await stores.schemaVersion()).toBe(99);
+      });
+
+      it('rolls a failing step back completely', async () => {
+        const schema = database.uniqueSchema();
+        const quoted = `"${schema}"`;
+        const error = await rejection(
+          migrateSchema(database.pool, schema, quoted, [
+            {
+              version: 1,
+              description: 'breaks halfway',
+              statements: (target) => [`CREATE TABLE ${target}.half (id text)`, 'SELECT 1/0'],
+            },
+          ]),
+        );
+        expect(StorageError.isInstance(error)).toBe(true);
+        const { rows } = await database.pool.query('SELECT to_regclass($1) AS table', [
+          `${quoted}.half`,
+        ]);
+        expect(rows[0].table).toBeNull();
+      });
+
+      it('says to run migrate() when the tables are missing', async () => {
+        const stores = createPostgresStores({
+          pool: database.pool,
+          schema: database.uniqueSchema(),
+        });
+        const error = await rejection(stores.history.count(alice));
+        expect(StorageError.isInstance(error)).toBe(true);
+        expect((error as Error).message).toMatch(/migrate\(\)/u);
+      });
+    });
+
+    describe('searchKeywords', () => {
+      it('finds current cards by any query word, stemmed, best first, within k', async () => {
+        const { memory } = await database.stores();
+        await memory.add(alice, [
+          { content: 'The staging database runs PostgreSQL 16 in Frankfurt.' },
+          { content: 'Deployments happen every Tuesday.' },
+          { content: 'Databases are backed up nightly; backups are kept for 30 days.' },
+          { content: 'The cat is called Miso.', tags: ['pets'] },
+        ]);
+        const hits = await memory.searchKeywords(alice, 'database backup', 10);
+        expect(hits.map((hit) => hit.card.content)).toEqual([
+          'Databases are backed up nightly; backups are kept for 30 days.',
+          'The staging database runs PostgreSQL 16 in Frankfurt.',
+        ]);
+        expect(hits[0]!.score).toBeGreaterThan(hits[1]!.score);
+        expect(hits[0]!.card.scope).toEqual(alice);
+        expect(await memory.searchKeywords(alice, 'database backup', 1)).toHaveLength(1);
+        // Tags are searched too.
+        expect((await memory.searchKeywords(alice, 'pet')).map((hit) => hit.card.content)).toEqual([
+          'The cat is called Miso.',
+        ]);
+      });
+
+      it('skips superseded cards and other scopes', async () => {
+        const { memory } = await database.stores();
+        await memory.add(alice, [{ content: 'I prefer Python for scripts', type: 'preference' }]);
+        await memory.add(alice, [{ content: 'I prefer Rust for scripts', type: 'preference' }]);
+        await memory.add({ userId: 'bob' }, [{ content: 'Bob writes scripts in Perl.' }]);
+        const hits = await memory.searchKeywords(alice, 'scripts');
+        expect(hits.map((hit) => hit.card.content)).toEqual(['I prefer Rust for scripts']);
+      });
+
+      it('reads operators and quotes in the query as plain words', async () => {
+        const { memory } = await database.stores();
+        await memory.add(alice, [{ content: "O'Brien's C++ & Rust notes: don't panic!" }]);
+        for (const query of ["o'brien", 'rust & | ! <-> :*', 'panic\\', "'''", 'notes:*']) {
+          const hits = await memory.searchKeywords(alice, query);
+          expect(hits.length, query).toBeLessThanOrEqual(1);
+        }
+        expect(await memory.searchKeywords(alice, 'rust & | !')).toHaveLength(1);
+        expect(await memory.searchKeywords(alice, 'the and of')).toEqual([]);
+        expect(await memory.searchKeywords(alice, '   ')).toEqual([]);
+        expect(await memory.searchKeywords(alice, 'rust', 0)).toEqual([]);
+      });
+
+      it('validates the scope, query and k', async () => {
+        const { memory } = await database.stores({ requiredScope: ['userId'] });
+        expect(ScopeRequiredError.isInstance(await rejection(memory.searchKeywords({}, 'x')))).toBe(
+          true,
+        );
+        expect(
+          InvalidIdError.isInstance(await rejection(memory.searchKeywords({ userId: '..' }, 'x'))),
+        ).toBe(true);
+        expect(
+          InvalidArgumentError.isInstance(
+            await rejection(memory.searchKeywords(alice, 42 as unknown as string)),
+          ),
+        ).toBe(true);
+        expect(
+          InvalidArgumentError.isInstance(await rejection(memory.searchKeywords(alice, 'x', -1))),
+        ).toBe(true);
+      });
+    });
+
+    it('stores text PostgreSQL cannot hold in jsonb: NUL characters and lone surrogates', async () => {
+      const { history, offload, memory } = await database.stores({ clock: createFakeClock() });
+      const text = 'a\u0000b \ud800 c';
+      const [stored] = await history.append(alice, [{ role: 'user', content: text }]);
+      expect((await history.read(alice))[0]!.message.content).toBe(text);
+      expect(stored!.message.content).toBe(text);
+      const id = await offload.put(alice, { role: 'user', content: text });
+      expect((await offload.get(alice, id)).message.content).toBe(text);
+      const [card] = await memory.add(alice, [{ content: `note ${text}` }]);
+      expect((await memory.get(alice, card!.id)).content).toBe(`note ${text}`);
+    });
+  });
+}
+
+behaviour('PGlite', () => openPglite());
+if (services.postgresUrl) {
+  const url = services.postgresUrl;
+  behaviour('PostgreSQL', async () => openPostgres(url));
+
+  describe('connectionString', () => {
+    it('opens a pool with pg on first use and ends it on close', async () => {
+      const database = openPostgres(url);
+      const schema = database.uniqueSchema();
+      const stores = createPostgresStores({ connectionString: url, schema });
+      await stores.migrate();
+      await stores.history.append(alice, [{ role: 'user', content: 'hello' }]);
+      expect(await stores.history.count(alice)).toBe(1);
+      await stores.close();
+      await stores.close();
+      expect(StorageError.isInstance(await rejection(stores.history.count(alice)))).toBe(true);
+      await database.cleanup();
+    });
+  });
+} else {
+  const reason = missingServerMessage('PostgreSQL', services.problems);
+  describe('PostgreSQL', () => {
+    it.skip(reason, () => {});
+  });
+}
+
+describe('configuration errors', () => {
+  it('names the missing pg package', async () => {
+    const error = await rejection(
+      loadPg(() => Promise.reject(new Error("Cannot find package 'pg'"))),
+    );
+    expect(StorageError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toMatch(/"pg" package.*npm install pg/u);
+  });
+
+  it('rejects a missing connection, a bad pool and an unsafe schema name', () => {
+    expect(() => createPostgresStores({})).toThrow(InvalidArgumentError);
+    expect(() => createPostgresStores({ pool: {} as never })).toThrow(/pg Pool/u);
+    for (const schema of ['x"; DROP TABLE y; --', '1abc', '', 'a'.repeat(64)]) {
+      expect(() => createPostgresStores({ connectionString: 'postgres://x', schema })).toThrow(
+        InvalidArgumentError,
+      );
+    }
+    expect(() =>
+      createPostgresStores({
+        connectionString: 'postgres://x',
+        requiredScope: ['tenant' as never],
+      }),
+    ).toThrow(InvalidArgumentError);
+  });
+});

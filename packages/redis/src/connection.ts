@@ -1,0 +1,183 @@
+import { createHash } from 'node:crypto';
+import { CtxmemError, InvalidArgumentError, StorageError } from '@ctxmem/core';
+
+/**
+ * The one method of a Redis client the stores use. A node-redis v5 or v6 client (`createClient()`)
+ * has it; so does anything that sends raw commands the same way.
+ */
+export interface RedisCommandClient {
+  sendCommand(args: string[]): Promise<unknown>;
+}
+
+/** A client this package opened, which it must close. */
+interface OwnedClient extends RedisCommandClient {
+  connect(): Promise<unknown>;
+  close?(): Promise<unknown>;
+  quit?(): Promise<unknown>;
+  on(event: 'error', listener: (error: unknown) => void): unknown;
+}
+
+interface ClientOptions {
+  url: string;
+  socket: { reconnectStrategy: (retries: number, cause: Error) => number | Error };
+}
+
+type RedisModule = { createClient: (options: ClientOptions) => OwnedClient };
+
+/**
+ * Loads `redis` on first use, so that importing this package costs nothing and a missing peer
+ * dependency is a clear message rather than a resolution error at import time.
+ */
+export async function loadRedis(
+  importer: () => Promise<unknown> = () => import('redis'),
+): Promise<RedisModule> {
+  let loaded: unknown;
+  try {
+    loaded = await importer();
+  } catch (error) {
+    throw new StorageError({
+      message:
+        'The Redis stores need the "redis" package (node-redis), which is not installed. Install it next to @ctxmem/redis: `npm install redis` (or pnpm add redis / yarn add redis).',
+      path: undefined,
+      cause: error,
+    });
+  }
+  const module = loaded as Partial<RedisModule> & { default?: Partial<RedisModule> };
+  const createClient = module.createClient ?? module.default?.createClient;
+  if (typeof createClient !== 'function') {
+    throw new StorageError({
+      message:
+        'The installed "redis" package has no createClient export; install redis 5 or later.',
+      path: undefined,
+    });
+  }
+  return { createClient };
+}
+
+export interface RedisConnectionOptions {
+  /** A connected node-redis client. The stores never close a client they were given. */
+  client?: RedisCommandClient;
+  /**
+   * A Redis URL, used when no `client` is given: a client is created (with `redis`, loaded on
+   * first use), connected, and closed by `close()`.
+   * @default undefined
+   */
+  url?: string;
+}
+
+export interface ResolvedClient {
+  client: RedisCommandClient;
+  close(): Promise<void>;
+}
+
+/** Throws `InvalidArgumentError` unless a client or a URL is given. */
+export function assertConnectionOptions({ client, url }: RedisConnectionOptions): void {
+  if (client !== undefined) {
+    if (client === null || typeof client.sendCommand !== 'function') {
+      throw new InvalidArgumentError({
+        message: '`client` must be a node-redis client (an object with sendCommand()).',
+        argument: 'client',
+      });
+    }
+    return;
+  }
+  if (typeof url !== 'string' || url === '') {
+    throw new InvalidArgumentError({
+      message: 'Pass a connected node-redis client as `client`, or a Redis URL as `url`.',
+      argument: 'client',
+    });
+  }
+}
+
+/** Takes the given client, or opens one from the URL. */
+export async function resolveClient(options: RedisConnectionOptions): Promise<ResolvedClient> {
+  assertConnectionOptions(options);
+  if (options.client) return { client: options.client, close: async () => {} };
+  const { createClient } = await loadRedis();
+  let connected = false;
+  const client = createClient({
+    url: options.url!,
+    socket: {
+      // A server that cannot be reached at start is an error after a few tries (node-redis would
+      // retry forever); one that goes away later is waited for, as for a restart.
+      reconnectStrategy: (retries, cause) =>
+        connected ? Math.min(50 * 2 ** retries, 2000) : retries >= 3 ? cause : 100 * (retries + 1),
+    },
+  });
+  // Without a listener node-redis would throw connection errors as uncaught exceptions; commands
+  // still reject, and those rejections reach the caller as StorageError.
+  client.on('error', () => {});
+  await withStorageErrors(`connect to ${redactUrl(options.url!)}`, () => client.connect());
+  connected = true;
+  return {
+    client,
+    close: async () => {
+      await (client.close ?? client.quit)?.call(client);
+    },
+  };
+}
+
+function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'Redis';
+  }
+}
+
+/**
+ * Wraps a Redis failure in a `StorageError` saying what was being done. ctxmem errors pass
+ * through unchanged.
+ */
+export function toStorageError(error: unknown, action: string): CtxmemError {
+  if (CtxmemError.isInstance(error)) return error;
+  const detail = error instanceof Error ? error.message : String(error);
+  return new StorageError({
+    message: `Redis could not ${action}: ${detail}`,
+    path: undefined,
+    cause: error,
+  });
+}
+
+export async function withStorageErrors<Result>(
+  action: string,
+  work: () => Promise<Result>,
+): Promise<Result> {
+  try {
+    return await work();
+  } catch (error) {
+    throw toStorageError(error, action);
+  }
+}
+
+/** A Lua script, sent by its SHA-1 and loaded on first use (or after the server forgot it). */
+export interface LuaScript {
+  source: string;
+  sha: string;
+}
+
+export function luaScript(source: string): LuaScript {
+  return { source, sha: createHash('sha1').update(source).digest('hex') };
+}
+
+/**
+ * Runs a script atomically on the server. Scripts are what make the stores safe on a shared,
+ * multiplexed connection: `WATCH` belongs to a connection, so concurrent operations on one
+ * client would watch each other's keys, while a script runs alone and needs no watch.
+ */
+export async function runScript(
+  client: RedisCommandClient,
+  script: LuaScript,
+  keys: readonly string[],
+  args: readonly (string | number)[],
+): Promise<unknown> {
+  const tail = [String(keys.length), ...keys, ...args.map(String)];
+  try {
+    return await client.sendCommand(['EVALSHA', script.sha, ...tail]);
+  } catch (error) {
+    if (!(error instanceof Error) || !error.message.includes('NOSCRIPT')) throw error;
+    return client.sendCommand(['EVAL', script.source, ...tail]);
+  }
+}

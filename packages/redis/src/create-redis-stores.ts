@@ -1,0 +1,121 @@
+import {
+  type Clock,
+  type HistoryStore,
+  type MemoryStore,
+  type OffloadStore,
+  type ScopeField,
+  systemClock,
+  validateRequiredScope,
+} from '@ctxmem/core';
+import {
+  assertConnectionOptions,
+  type RedisConnectionOptions,
+  type ResolvedClient,
+  resolveClient,
+} from './connection.js';
+import { checkPrefix, type RedisTtl, resolveTtl, type StoreContext } from './context.js';
+import { generateCardId, generateMessageId, safeIdGenerator } from './records.js';
+import { createRedisHistoryStore } from './redis-history-store.js';
+import { createRedisMemoryStore } from './redis-memory-store.js';
+import { createRedisOffloadStore } from './redis-offload-store.js';
+
+export interface RedisStoresOptions extends RedisConnectionOptions {
+  /**
+   * Start of every key the stores write: `<prefix>:{<scope>}:history`, `...:state`,
+   * `...:offload:<id>`, `...:cards`. Several applications (or tests) can share one Redis with
+   * different prefixes.
+   * @default 'ctxmem'
+   */
+  prefix?: string;
+  /**
+   * Expiry in seconds of what the stores write, refreshed on every write to the key: one number
+   * for everything, or `{ history, offload, memory }` (a missing entry never expires). Memory
+   * cards are meant to be long-lived: think twice before giving them a TTL.
+   * @default undefined (nothing expires)
+   */
+  ttlSeconds?: number | RedisTtl;
+  /**
+   * Scope fields every call must carry (multi-user mode): a scope without one of them is rejected
+   * with `ScopeRequiredError` instead of reaching shared data.
+   * @default []
+   */
+  requiredScope?: ScopeField[];
+  /**
+   * Source of `createdAt` / `updatedAt` timestamps.
+   * @default the system clock
+   */
+  clock?: Clock;
+  /**
+   * Creates the id of a message appended without one.
+   * @default `msg_` followed by a random UUID
+   */
+  generateMessageId?: () => string;
+  /**
+   * Creates the id of a new memory card.
+   * @default a random UUID
+   */
+  generateCardId?: () => string;
+}
+
+export interface RedisStores {
+  history: HistoryStore;
+  offload: OffloadStore;
+  memory: MemoryStore;
+  /** Closes the client when this call opened it from `url`; a given client is left open. */
+  close(): Promise<void>;
+}
+
+/**
+ * History, working state, offloads and memory cards in Redis, shared by every instance of an
+ * application. `redis` is loaded and a client connected on first use when a `url` is given.
+ * Every multi-key change is a Lua script, so the stores are safe on one shared client and from
+ * any number of processes, and work on Redis Cluster (a scope's keys share a hash tag).
+ *
+ * @example
+ * const stores = createRedisStores({ url: process.env.REDIS_URL, ttlSeconds: { offload: 86_400 } });
+ * const manager = createContextManager({
+ *   model: 'gpt-4o',
+ *   historyStore: stores.history,
+ *   offloadStore: stores.offload,
+ *   memory: { store: stores.memory },
+ * });
+ */
+export function createRedisStores({
+  client,
+  url,
+  prefix = 'ctxmem',
+  ttlSeconds,
+  requiredScope = [],
+  clock = systemClock,
+  generateMessageId: messageIds = generateMessageId,
+  generateCardId: cardIds = generateCardId,
+}: RedisStoresOptions = {}): RedisStores {
+  assertConnectionOptions({ client, url });
+  const context: StoreContext = {
+    client: () => {
+      // A failed connection is forgotten, so the next call tries again.
+      opened ??= resolveClient({ client, url }).catch((error: unknown) => {
+        opened = undefined;
+        throw error;
+      });
+      return opened.then((resolved) => resolved.client);
+    },
+    prefix: checkPrefix(prefix),
+    required: validateRequiredScope(requiredScope),
+    clock,
+    ttl: resolveTtl(ttlSeconds),
+  };
+  let opened: Promise<ResolvedClient> | undefined;
+  let closed = false;
+  return {
+    history: createRedisHistoryStore(context, safeIdGenerator(messageIds, 'generated message id')),
+    offload: createRedisOffloadStore(context),
+    memory: createRedisMemoryStore(context, safeIdGenerator(cardIds, 'generated card id')),
+    async close() {
+      if (closed || !opened) return;
+      closed = true;
+      const resolved = await opened.catch(() => undefined);
+      await resolved?.close();
+    },
+  };
+}

@@ -1,0 +1,32 @@
+import { testHistoryStore, testMemoryStore, testOffloadStore } from '@ctxmem/core/test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import {
+  missingServerMessage,
+  stopTestServices,
+  testServices,
+} from '../../../test/setup/services.js';
+import { openRedis, type TestRedis } from './redis.test-support.js';
+
+const services = await testServices();
+afterAll(stopTestServices);
+
+if (services.redisUrl) {
+  const url = services.redisUrl;
+  describe('Redis', () => {
+    let redis: TestRedis;
+    beforeAll(async () => {
+      redis = await openRedis(url);
+    });
+    afterAll(async () => {
+      await redis?.cleanup();
+    });
+    testHistoryStore('Redis', (options) => redis.stores(options).history);
+    testOffloadStore('Redis', (options) => redis.stores(options).offload);
+    testMemoryStore('Redis', (options) => redis.stores(options).memory);
+  });
+} else {
+  const reason = missingServerMessage('Redis', services.problems);
+  describe('Redis', () => {
+    it.skip(reason, () => {});
+  });
+}
