@@ -1,0 +1,91 @@
+import type { Message } from '@ctxmem/core';
+import { BaseMessage, type BaseMessageLike } from '@langchain/core/messages';
+import { fromLangChainMessage } from './from-langchain.js';
+import { toLangChainMessage } from './to-langchain.js';
+
+/** The fields whose replacement means a LangChain message changed since it was converted. */
+interface Snapshot {
+  id: unknown;
+  name: unknown;
+  content: unknown;
+  additionalKwargs: unknown;
+  responseMetadata: unknown;
+  toolCalls: unknown;
+  toolCallId: unknown;
+  status: unknown;
+  artifact: unknown;
+}
+
+function snapshotOf(message: BaseMessage): Snapshot {
+  const fields = message as BaseMessage & Record<string, unknown>;
+  return {
+    id: message.id,
+    name: message.name,
+    content: message.content,
+    additionalKwargs: message.additional_kwargs,
+    responseMetadata: message.response_metadata,
+    toolCalls: fields.tool_calls,
+    toolCallId: fields.tool_call_id,
+    status: fields.status,
+    artifact: fields.artifact,
+  };
+}
+
+function sameSnapshot(left: Snapshot, right: Snapshot): boolean {
+  for (const key in left) {
+    if (left[key as keyof Snapshot] !== right[key as keyof Snapshot]) return false;
+  }
+  return true;
+}
+
+function rememberToolNames(message: Message, toolNames: Map<string, string>): void {
+  if (message.role !== 'assistant' || typeof message.content === 'string') return;
+  for (const part of message.content) {
+    if (part.type === 'tool-call' && part.toolCallId) toolNames.set(part.toolCallId, part.toolName);
+  }
+}
+
+/**
+ * Converts between LangChain and ctxmem messages with identity caches. A LangChain message seen
+ * before (and not changed since) converts to the same ctxmem message object, so ctxmem's
+ * per-message token counts and fingerprints are reused; a ctxmem message that came from a
+ * LangChain message converts back to that very object, so untouched messages keep every field,
+ * non-JSON artifacts included. Messages ctxmem created are converted with `toLangChainMessages`.
+ */
+export class MessageConverter {
+  readonly #toCore = new WeakMap<BaseMessage, { message: Message; snapshot: Snapshot }>();
+  readonly #toLangChain = new WeakMap<Message, BaseMessage>();
+
+  /** Like `fromLangChainMessages`, reusing the conversions of messages seen before. */
+  fromLangChain(messages: ReadonlyArray<BaseMessage | BaseMessageLike>): Message[] {
+    const toolNames = new Map<string, string>();
+    return messages.map((message, index) => {
+      if (!BaseMessage.isInstance(message)) {
+        return fromLangChainMessage(message, `messages[${index}]`, toolNames);
+      }
+      const snapshot = snapshotOf(message);
+      const cached = this.#toCore.get(message);
+      if (cached && sameSnapshot(cached.snapshot, snapshot)) {
+        rememberToolNames(cached.message, toolNames);
+        return cached.message;
+      }
+      const converted = fromLangChainMessage(message, `messages[${index}]`, toolNames);
+      this.#toCore.set(message, { message: converted, snapshot });
+      this.#toLangChain.set(converted, message);
+      return converted;
+    });
+  }
+
+  /** Like `toLangChainMessages`, giving back the original object of every untouched message. */
+  toLangChain(messages: readonly Message[]): BaseMessage[] {
+    return messages.flatMap((message) => {
+      const original = this.#toLangChain.get(message);
+      return original ? [original] : toLangChainMessage(message);
+    });
+  }
+
+  /** The LangChain message a ctxmem message was converted from, if any. */
+  originalOf(message: Message): BaseMessage | undefined {
+    return this.#toLangChain.get(message);
+  }
+}

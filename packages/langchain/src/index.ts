@@ -1,0 +1,3 @@
+export * from './convert/index.js';
+export * from './memory/index.js';
+export * from './model/index.js';

@@ -1,0 +1,179 @@
+/**
+ * Test support (not part of the package's API): a scripted LangChain chat model that plays a
+ * tool-using agent, deterministic filler text, and a view of the message fields to compare.
+ */
+import { SUMMARY_SYSTEM_PROMPT } from '@ctxmem/core';
+import {
+  BaseChatModel,
+  type BaseChatModelParams,
+} from '@langchain/core/language_models/chat_models';
+import { AIMessage, type BaseMessage } from '@langchain/core/messages';
+import type { ChatResult } from '@langchain/core/outputs';
+
+const WORDS = [
+  'alpha',
+  'budget',
+  'cache',
+  'delta',
+  'engine',
+  'filter',
+  'gamma',
+  'harbor',
+  'index',
+  'jetty',
+  'kernel',
+  'ledger',
+  'matrix',
+  'nectar',
+  'orbit',
+  'parcel',
+  'quartz',
+  'ribbon',
+  'signal',
+  'tundra',
+];
+
+/** Deterministic filler text of `count` words. */
+export function words(seed: number, count: number): string {
+  let state = (seed * 2654435761) >>> 0;
+  const out: string[] = [];
+  for (let index = 0; index < count; index++) {
+    state = (Math.imul(state ^ (state >>> 13), 0x5bd1e995) + index) >>> 0;
+    out.push(WORDS[state % WORDS.length]!);
+  }
+  return out.join(' ');
+}
+
+/** The fields providers and LangChain read, for comparing messages. */
+export function messageView(message: BaseMessage): Record<string, unknown> {
+  const fields = message as BaseMessage & Record<string, unknown>;
+  return {
+    type: message.type,
+    id: message.id,
+    name: message.name,
+    content: message.content,
+    additional_kwargs: message.additional_kwargs,
+    response_metadata: message.response_metadata,
+    tool_calls: fields.tool_calls,
+    invalid_tool_calls: fields.invalid_tool_calls,
+    usage_metadata: fields.usage_metadata,
+    tool_call_id: fields.tool_call_id,
+    status: fields.status,
+    artifact: fields.artifact,
+    metadata: fields.metadata,
+    role: fields.role,
+  };
+}
+
+/** The text of a message's content. */
+export function textOf(message: BaseMessage): string {
+  return typeof message.content === 'string' ? message.content : JSON.stringify(message.content);
+}
+
+/** True when the messages are a call of ctxmem's model summarizer. */
+export function isSummaryRequest(messages: readonly BaseMessage[]): boolean {
+  const first = messages[0];
+  return first?.type === 'system' && textOf(first).startsWith(SUMMARY_SYSTEM_PROMPT.slice(0, 80));
+}
+
+/** A valid answer of the model summarizer. */
+export function summaryAnswer(label: string, memories: string[] = []): string {
+  return JSON.stringify({
+    summary: {
+      goal: ['Answer the user lookups.'],
+      background: [`Summary ${label}.`],
+      keyFacts: [],
+      constraints: [],
+      decisions: [],
+      todos: [],
+      snippets: [],
+    },
+    memories: memories.map((content) => ({ content, type: 'fact', tags: [], source: 1 })),
+  });
+}
+
+export type ScriptedAnswer = AIMessage | string | Error;
+
+/**
+ * A chat model whose answers come from a function of the messages it receives. It records every
+ * call, binds tools by returning itself, and reports `model` for the window registry.
+ */
+export class ScriptedChatModel extends BaseChatModel {
+  readonly calls: BaseMessage[][] = [];
+  readonly model: string;
+
+  constructor(
+    private readonly respond: (
+      messages: BaseMessage[],
+      call: number,
+    ) => ScriptedAnswer | Promise<ScriptedAnswer>,
+    { model = 'scripted-model', ...fields }: BaseChatModelParams & { model?: string } = {},
+  ) {
+    super(fields);
+    this.model = model;
+  }
+
+  _llmType(): string {
+    return 'scripted';
+  }
+
+  override bindTools(): this {
+    return this;
+  }
+
+  async _generate(messages: BaseMessage[]): Promise<ChatResult> {
+    this.calls.push(messages);
+    const answer = await this.respond(messages, this.calls.length - 1);
+    if (answer instanceof Error) throw answer;
+    const message = typeof answer === 'string' ? new AIMessage(answer) : answer;
+    return {
+      generations: [{ text: typeof message.content === 'string' ? message.content : '', message }],
+    };
+  }
+}
+
+/**
+ * Plays an agent: a tool call until the current turn has `toolSteps` tool results, then a final
+ * text; summary requests get a summary. Tool-call ids are unique across the conversation.
+ */
+export function createScriptedAgent({
+  toolSteps = 2,
+  toolName = 'lookup',
+  failSummaries = false,
+}: {
+  toolSteps?: number;
+  toolName?: string;
+  failSummaries?: boolean;
+} = {}) {
+  let nextCall = 0;
+  const state = { summaryCalls: 0, agentCalls: 0 };
+  const model = new ScriptedChatModel((messages) => {
+    if (isSummaryRequest(messages)) {
+      state.summaryCalls++;
+      if (failSummaries) return new Error('summary model is down');
+      return summaryAnswer(String(state.summaryCalls));
+    }
+    state.agentCalls++;
+    let lastHuman = messages.length - 1;
+    while (lastHuman >= 0 && messages[lastHuman]!.type !== 'human') lastHuman--;
+    const results = messages
+      .slice(lastHuman + 1)
+      .filter((message) => message.type === 'tool').length;
+    if (results < toolSteps) {
+      nextCall++;
+      return new AIMessage({
+        content: '',
+        tool_calls: [
+          {
+            id: `call_${nextCall}`,
+            name: toolName,
+            args: { query: `q${nextCall}`, page: results },
+            type: 'tool_call',
+          },
+        ],
+      });
+    }
+    return new AIMessage(`Done: ${words(nextCall, 12)}`);
+  });
+  return { model, state };
+}

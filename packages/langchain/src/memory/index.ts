@@ -1,0 +1,5 @@
+export {
+  ContextChatMemory,
+  type ContextChatMemoryInput,
+  ContextChatMessageHistory,
+} from './context-chat-memory.js';

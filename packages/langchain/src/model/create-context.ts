@@ -1,0 +1,254 @@
+import {
+  type ContextManager,
+  type ContextManagerOptions,
+  createContextManager,
+  createExtractiveSummarizer,
+  createMemorySearch,
+  createModelSummarizer,
+  createTokenCounter,
+  type FlushOptions,
+  InvalidArgumentError,
+  type MemoryOptions,
+  type MemorySearcher,
+  type MemoryStore,
+  type MemoryToolsOptions,
+  renderMemoryInjection,
+  resolveContextWindow,
+  type Scope,
+  ScopeRequiredError,
+  type Summarizer,
+  type TokenCounter,
+  withFallback,
+} from '@ctxmem/core';
+import {
+  type ChatModelLike,
+  chatModelComplete,
+  chatModelId,
+  chatModelWindow,
+  isChatModel,
+} from './chat-model-complete.js';
+
+/** The options ContextChatMemory and the agent middleware share. */
+export interface ContextOptions
+  extends Omit<ContextManagerOptions, 'model' | 'summarizer' | 'flush' | 'memory'> {
+  /**
+   * The model the prompts are for: a model id, or a LangChain chat model (its `model` /
+   * `modelName` and profile give the id and the window). Picks the context window (unless
+   * `contextWindow` is set) and the tokenizer. A chat model also writes the summaries unless
+   * `summarizerModel` or `summarizer` is given.
+   * @default undefined (then `contextWindow` is required)
+   */
+  model?: string | ChatModelLike;
+  /**
+   * The chat model that writes summaries (any LangChain chat model; a cheaper one than the
+   * agent's is a common choice). It falls back to the extractive summarizer when a call fails.
+   * @default `model` when it is a chat model, else none (extractive summaries)
+   */
+  summarizerModel?: ChatModelLike;
+  /**
+   * Replaces the summarizer entirely. The extractive summarizer stays its fallback.
+   * @default the model summarizer on `summarizerModel`, else the extractive summarizer
+   */
+  summarizer?: Summarizer;
+  /**
+   * Long-term memory: where extracted cards are stored (`store`) and how relevant ones are found
+   * (`search`, by default a hybrid search over `store`), plus how many are shown (`topK`,
+   * `maxTokens`, `minScore`, `searchTimeoutMs`).
+   * @default undefined (no long-term memory)
+   */
+  memory?: Omit<MemoryOptions, 'inject'>;
+  /**
+   * The scope long-term memories are stored and searched in, from the conversation's scope. The
+   * default drops `sessionId`, so that what is learned in one chat is found in the user's next.
+   * @default ({ sessionId, ...rest }) => rest
+   */
+  memoryScope?: (scope: Scope) => Scope;
+  /**
+   * The silent memory-flush turn before a compaction: `true` uses the summarizer model; an object
+   * may set the folder and thresholds, and `complete` to use another model call.
+   * @default false
+   */
+  flush?: boolean | Partial<FlushOptions>;
+}
+
+/** What the adapters build from `ContextOptions`. */
+export interface LangChainContext {
+  readonly manager: ContextManager;
+  readonly counter: TokenCounter;
+  /** The memory search, scoped with `memoryScope`, when long-term memory is configured. */
+  readonly search?: MemorySearcher;
+  /** The stores for `memoryTools`: search (scoped), history and offload. */
+  readonly stores: MemoryToolsOptions;
+  /** Renders the memories relevant to `query` as the `## Relevant Memories` block. */
+  relevantMemories(
+    scope: Scope,
+    query: string,
+    options?: { maxTokens?: number; abortSignal?: AbortSignal },
+  ): Promise<{ text: string; count: number } | undefined>;
+}
+
+export function withoutSession({ sessionId: _sessionId, ...scope }: Scope): Scope {
+  return scope;
+}
+
+function scopedMemoryStore(store: MemoryStore, memoryScope: (scope: Scope) => Scope): MemoryStore {
+  return {
+    add: (scope, drafts) => store.add(memoryScope(scope), drafts),
+    list: (scope, listOptions) => store.list(memoryScope(scope), listOptions),
+    get: (scope, id) => store.get(memoryScope(scope), id),
+    remove: (scope, ids) => store.remove(memoryScope(scope), ids),
+  };
+}
+
+function withTimeout<Result>(promise: Promise<Result>, timeoutMs: number): Promise<Result> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+function checkOptions(options: ContextOptions): void {
+  const { model, summarizerModel } = options;
+  if (model !== undefined && typeof model !== 'string' && !isChatModel(model)) {
+    throw new InvalidArgumentError({
+      message: 'model must be a model id or a LangChain chat model (an object with invoke)',
+      argument: 'model',
+    });
+  }
+  if (summarizerModel !== undefined && !isChatModel(summarizerModel)) {
+    throw new InvalidArgumentError({
+      message: 'summarizerModel must be a LangChain chat model (an object with invoke)',
+      argument: 'summarizerModel',
+    });
+  }
+}
+
+/**
+ * Builds the context manager and memory wiring for an adapter. `recordHistory: false` keeps the
+ * history store away from the manager, for hosts whose message list is not the original history
+ * (an agent whose state holds the compacted messages records the originals itself).
+ */
+export function createContext(
+  options: ContextOptions,
+  { recordHistory }: { recordHistory: boolean },
+): LangChainContext {
+  checkOptions(options);
+  const {
+    model,
+    summarizerModel,
+    summarizer,
+    memory,
+    memoryScope = withoutSession,
+    flush,
+    historyStore,
+    counter: counterOption,
+    contextWindow: contextWindowOption,
+    ...managerOptions
+  } = options;
+  const modelId = typeof model === 'string' ? model : chatModelId(model);
+  const contextWindow =
+    contextWindowOption ?? (typeof model === 'string' ? undefined : chatModelWindow(model));
+  const counter = counterOption ?? createTokenCounter(modelId ? { model: modelId } : {});
+  const writer = summarizerModel ?? (typeof model === 'string' ? undefined : model);
+  const complete = writer ? chatModelComplete(writer) : undefined;
+
+  let resolvedSummarizer = summarizer;
+  if (!resolvedSummarizer && writer && complete) {
+    const writerId = chatModelId(writer);
+    const writerWindow =
+      chatModelWindow(writer) ??
+      (writerId ? resolveContextWindow(writerId) : undefined) ??
+      contextWindow ??
+      (modelId ? resolveContextWindow(modelId) : undefined);
+    // Fail closed: a failed model call never loses history, the extractive summary stands in.
+    resolvedSummarizer = withFallback(
+      createModelSummarizer({
+        complete,
+        counter,
+        ...(writerWindow === undefined ? {} : { contextWindow: writerWindow }),
+        name: `langchain:${writerId ?? 'chat-model'}`,
+      }),
+      createExtractiveSummarizer({ counter }),
+    );
+  }
+
+  let flushOptions: FlushOptions | undefined;
+  if (flush === true || (typeof flush === 'object' && flush.complete === undefined)) {
+    if (!complete) {
+      throw new InvalidArgumentError({
+        message:
+          'flush needs a chat model: pass summarizerModel, a chat model as model, or flush.complete',
+        argument: 'flush',
+      });
+    }
+    flushOptions = { ...(typeof flush === 'object' ? flush : {}), complete };
+  } else if (typeof flush === 'object' && flush.complete) {
+    flushOptions = flush as FlushOptions;
+  }
+
+  const store = memory?.store ? scopedMemoryStore(memory.store, memoryScope) : undefined;
+  const rawSearch =
+    memory?.search ?? (memory?.store ? createMemorySearch({ store: memory.store }) : undefined);
+  const search: MemorySearcher | undefined = rawSearch
+    ? {
+        search: (scope, query, searchOptions) =>
+          rawSearch.search(memoryScope(scope), query, searchOptions),
+      }
+    : undefined;
+
+  const manager = createContextManager({
+    ...managerOptions,
+    ...(modelId ? { model: modelId } : {}),
+    ...(contextWindow === undefined ? {} : { contextWindow }),
+    counter,
+    ...(resolvedSummarizer ? { summarizer: resolvedSummarizer } : {}),
+    ...(recordHistory && historyStore ? { historyStore } : {}),
+    // Injection is the adapter's: memories go under their own key or into the model call only.
+    ...(store ? { memory: { store, inject: false } } : {}),
+    ...(flushOptions ? { flush: flushOptions } : {}),
+  });
+
+  const topK = memory?.topK ?? 5;
+  return {
+    manager,
+    counter,
+    ...(search ? { search } : {}),
+    stores: {
+      ...(search ? { search } : {}),
+      ...(historyStore ? { history: historyStore } : {}),
+      offload: manager.offloadStore,
+    },
+    async relevantMemories(
+      scope,
+      query,
+      { maxTokens = memory?.maxTokens ?? 800, abortSignal } = {},
+    ) {
+      if (!search || query.trim() === '' || maxTokens <= 0) return undefined;
+      try {
+        const hits = await withTimeout(
+          search.search(scope, query, {
+            topK,
+            minScore: memory?.minScore ?? 0.1,
+            ...(abortSignal ? { abortSignal } : {}),
+          }),
+          memory?.searchTimeoutMs ?? 2_000,
+        );
+        const rendered = renderMemoryInjection(hits, { counter, maxTokens, topK });
+        if (!rendered) return undefined;
+        managerOptions.onEvent?.({
+          type: 'memory-injection',
+          scope,
+          cards: rendered.cards.length,
+          tokens: counter.countText(rendered.text),
+        });
+        return { text: rendered.text, count: rendered.cards.length };
+      } catch (error) {
+        // A scope the store requires but the call lacks is a configuration error, not a miss.
+        if (ScopeRequiredError.isInstance(error)) throw error;
+        managerOptions.onEvent?.({ type: 'memory-injection', scope, cards: 0, tokens: 0 });
+        return undefined;
+      }
+    },
+  };
+}

@@ -1,0 +1,16 @@
+export {
+  answerText,
+  type ChatModelCompleteOptions,
+  type ChatModelLike,
+  chatModelComplete,
+  chatModelId,
+  chatModelWindow,
+  isChatModel,
+  NO_STREAM_TAG,
+} from './chat-model-complete.js';
+export {
+  type ContextOptions,
+  createContext,
+  type LangChainContext,
+  withoutSession,
+} from './create-context.js';
