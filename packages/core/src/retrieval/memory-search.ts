@@ -496,6 +496,11 @@ export function createMemorySearch({
       if (!(vector instanceof Float32Array) || vector.length !== embedder.dimensions) {
         throw new Error(`the embedder returned a vector that is not ${embedder.dimensions} floats`);
       }
+      // Checked before caching: a garbage vector that got cached would keep the scope on the
+      // BM25 fallback even after the embedder recovers.
+      if (!vector.every(Number.isFinite)) {
+        throw new Error('the embedder returned a vector with non-finite values');
+      }
     }
     return vectors;
   }
@@ -568,9 +573,13 @@ export function createMemorySearch({
       embedder.embed([query], { abortSignal: signal }),
       signal,
     );
-    if (!(queryVector instanceof Float32Array) || queryVector.length !== embedder.dimensions) {
+    if (
+      !(queryVector instanceof Float32Array) ||
+      queryVector.length !== embedder.dimensions ||
+      !queryVector.every(Number.isFinite)
+    ) {
       throw new Error(
-        `the embedder returned a query vector that is not ${embedder.dimensions} floats`,
+        `the embedder returned a query vector that is not ${embedder.dimensions} finite floats`,
       );
     }
     const hits = await raceSignal(
