@@ -187,3 +187,11 @@ const INSTRUCTION = new RegExp(
 export function isInstruction(sentence: string): boolean {
   return INSTRUCTION.test(sentence);
 }
+
+const SMALL_TALK =
+  /^(?:(?:it'?s\s+)?(?:so\s+|really\s+)?(?:good|nice|great|lovely)\s+to\s+(?:see|hear from|meet|talk to)\s+you(?:\s+(?:too|again|all))?|long time no (?:see|talk)|how\s+(?:are|have)\s+you(?:\s+been)?(?:\s+doing)?|how's it going|what'?s up|what'?s new|see you(?:\s+(?:soon|later|around|then))?|talk (?:to you )?(?:soon|later)|take care|good (?:morning|afternoon|evening|night)|have a (?:good|great|nice) (?:day|one|night|weekend)|you too|me too|same here|no problem|no worries|my pleasure|of course|sounds like a plan|you'?re welcome|anything new|好久不见|你好|您好|谢谢|再见|早上好|晚上好|お疲れ様|ありがとう|こんにちは|久しぶり)[\s\p{P}\p{S}]*$/iu;
+
+/** A whole sentence of greeting or courtesy ("Long time no see!", "Good to see you too."). */
+export function isSmallTalk(sentence: string): boolean {
+  return SMALL_TALK.test(sentence);
+}

@@ -19,6 +19,7 @@ import {
   isFirstPerson,
   isInstruction,
   isQuestion,
+  isSmallTalk,
   LEADING_INTERJECTION,
   type SentenceKind,
   SHELL_PROMPT_LINE,
@@ -106,6 +107,8 @@ export function createExtractiveSummarizer({
     });
   }
   const settings = { maxSentenceChars, maxSnippetChars, toolArgumentsChars, toolResultChars };
+  // A rolling summary hands its bullets back on every call: count each line once.
+  const lineTokens = new Map<string, number>();
 
   return {
     name,
@@ -114,12 +117,12 @@ export function createExtractiveSummarizer({
       const extracted = extract(input.messages, input.previousSummary, settings);
       let summary: StructuredSummary;
       try {
-        const selected = selectBullets(
-          extracted.candidates,
-          request.maxTokens,
+        const selected = selectBullets(extracted.candidates, {
+          maxTokens: request.maxTokens,
           counter,
-          input.previousSummary?.freeText?.trim() || undefined,
-        );
+          freeText: input.previousSummary?.freeText?.trim() || undefined,
+          lineTokens,
+        });
         summary = fitSummary(selected, request.maxTokens, counter);
       } catch (error) {
         if (!BudgetExceededError.isInstance(error)) throw error;
@@ -288,7 +291,7 @@ function extract(
     for (const sentence of sentences) {
       const cleaned = stripPleasantries(sentence, isAddressee, LEADING_INTERJECTION);
       const words = contentWords(cleaned);
-      if (words.length === 0 || isFragment(cleaned)) continue;
+      if (words.length === 0 || isFragment(cleaned) || isSmallTalk(cleaned)) continue;
       const text = truncateText(cleaned, settings.maxSentenceChars);
       const key = bulletKey(text);
       const base = {
@@ -298,8 +301,9 @@ function extract(
         ...(preamble.timestamp === undefined ? {} : { timestamp: preamble.timestamp }),
       };
 
-      if (fromUser && needsGoal) {
-        // The goal is the opening request: the first user sentence that says something.
+      // The goal is the opening request: the first user sentence that says something. A line of
+      // a transcript ("Alice: …") is something said between people, not a request.
+      if (fromUser && needsGoal && preamble.speaker === undefined) {
         needsGoal = false;
         add({ ...base, section: 'goal', prefix: '', weight: WEIGHT.goal, pinned: true }, key);
         continue;
@@ -377,6 +381,7 @@ function addPreviousBullets(
             group: nextGroup(),
             words: contentWords(bullet),
             weight,
+            earlier: true,
             ...(section === 'goal' && index === 0 ? { pinned: true } : {}),
           },
           bulletKey(bullet),
@@ -400,6 +405,7 @@ function addPreviousBullets(
             group,
             words: contentWords(sentence),
             weight,
+            earlier: true,
             ...(timestamp === undefined ? {} : { timestamp }),
           },
           bulletKey(sentence),

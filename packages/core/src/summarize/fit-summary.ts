@@ -1,5 +1,6 @@
 import type { StructuredSummary, SummarySections, TokenCounter } from '../contracts/index.js';
 import { BudgetExceededError, InvalidArgumentError } from '../errors/index.js';
+import { isTimestamp } from './cue-words.js';
 import {
   emptySections,
   renderSummary,
@@ -176,9 +177,34 @@ function assemble(
   const result = {} as SummarySections;
   for (const key of Object.keys(SUMMARY_SECTION_TITLES) as SectionKey[]) {
     const indexes = keep.get(key);
-    result[key] = indexes ? sections[key].filter((_, index) => indexes.has(index)) : [];
+    result[key] = indexes ? keepWithTimestamps(sections[key], indexes) : [];
   }
   return freeText ? { sections: result, freeText } : { sections: result };
+}
+
+/**
+ * The kept bullets of a section. A timestamp is written once per run of bullets (`(8 May, 2023)
+ * Caroline: …`), so when the bullet carrying it goes, the next kept bullet of its run takes it.
+ */
+function keepWithTimestamps(bullets: readonly string[], indexes: ReadonlySet<number>): string[] {
+  const kept: string[] = [];
+  let pending: string | undefined;
+  bullets.forEach((bullet, index) => {
+    const timestamp = timestampPrefix(bullet);
+    if (timestamp !== undefined) pending = undefined;
+    if (!indexes.has(index)) {
+      if (timestamp !== undefined) pending = timestamp;
+      return;
+    }
+    kept.push(pending === undefined ? bullet : `${pending}${bullet}`);
+    pending = undefined;
+  });
+  return kept;
+}
+
+function timestampPrefix(bullet: string): string | undefined {
+  const match = /^\(([^()\n]{3,60})\) /u.exec(bullet);
+  return match && isTimestamp(match[1]!) ? match[0] : undefined;
 }
 
 function dropSteps(sections: SummarySections): DropStep[] {

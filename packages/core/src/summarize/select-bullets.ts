@@ -23,6 +23,8 @@ export interface BulletCandidate {
   weight: number;
   /** Kept whatever it costs (the original goal). */
   pinned?: boolean;
+  /** From the previous summary: guaranteed a fair share of the room (see `selectBullets`). */
+  earlier?: boolean;
 }
 
 /**
@@ -41,6 +43,19 @@ const DATED: ReadonlySet<SectionKey> = new Set([
 /** Rounds of filling the room that per-bullet estimates leave (each round counts exactly once). */
 const FILL_ROUNDS = 4;
 
+export interface SelectOptions {
+  /** Budget of the rendered summary. */
+  maxTokens: number;
+  counter: TokenCounter;
+  /** Kept as it is (after the sections) and counted. @default undefined */
+  freeText?: string | undefined;
+  /** Token counts of lines already seen, shared between calls. @default a new map */
+  lineTokens?: Map<string, number>;
+}
+
+/** Lines remembered by a `lineTokens` cache before it starts over. */
+const LINE_CACHE_LIMIT = 20_000;
+
 /**
  * Picks the candidates that tell the most per token until the rendered summary reaches
  * `maxTokens` (a greedy budgeted maximum coverage: each word counts fully once, and a little
@@ -49,10 +64,18 @@ const FILL_ROUNDS = 4;
  */
 export function selectBullets(
   candidates: readonly BulletCandidate[],
-  maxTokens: number,
-  counter: TokenCounter,
-  freeText?: string,
+  { maxTokens, counter, freeText, lineTokens = new Map() }: SelectOptions,
 ): StructuredSummary {
+  /** Lines are counted once; the cache may outlive the call (rolling summaries repeat lines). */
+  const countLine = (text: string) => {
+    let tokens = lineTokens.get(text);
+    if (tokens === undefined) {
+      tokens = counter.countText(text);
+      if (lineTokens.size >= LINE_CACHE_LIMIT) lineTokens.clear();
+      lineTokens.set(text, tokens);
+    }
+    return tokens;
+  };
   const count = candidates.length;
   // Each candidate's words as ids and values, so that a gain is a short loop over arrays.
   const information = wordInformation(candidates.map((candidate) => candidate.words));
@@ -99,7 +122,7 @@ export function selectBullets(
   };
   const costs = new Float64Array(count);
   const costOf = (index: number) => {
-    costs[index] ||= Math.max(1, counter.countText(bulletText(index)));
+    costs[index] ||= Math.max(1, countLine(bulletText(index)));
     return costs[index]!;
   };
 
@@ -111,70 +134,97 @@ export function selectBullets(
     cover(index);
   });
   const build = () => assemble(candidates, selected, freeText);
-  let summary = build();
-  let tokens = counter.countText(renderSummary(summary));
+  // Lines are nearly independent for a tokenizer: their cached counts add up to a close estimate
+  // of the whole, which is counted exactly once at the end.
+  const measure = (rendered: string) => {
+    let total = 0;
+    for (const line of rendered.split('\n')) total += countLine(`\n${line}`);
+    return total;
+  };
+  let summary: StructuredSummary = build();
+  let tokens = measure(renderSummary(summary));
 
-  let waiting: number[] = [];
-  candidates.forEach((candidate, index) => {
-    if (!candidate.pinned) waiting.push(index);
-  });
-  for (let round = 0; round < FILL_ROUNDS && tokens < maxTokens && waiting.length > 0; round++) {
-    const heap = new IndexHeap((index) => candidates[index]!.order);
-    for (const index of waiting) {
-      const gain = gainOf(index);
-      if (gain > 0) heap.push(index, gain / estimateOf(index));
+  /** Greedy rounds over `pool` until `limit`; returns the candidates left out. */
+  const fill = (pool: number[], limit: number): number[] => {
+    let waiting = pool;
+    for (let round = 0; round < FILL_ROUNDS && tokens < limit && waiting.length > 0; round++) {
+      const heap = new IndexHeap((index) => candidates[index]!.order);
+      for (const index of waiting) {
+        const gain = gainOf(index);
+        if (gain > 0) heap.push(index, gain / estimateOf(index));
+      }
+      const skipped: number[] = [];
+      const startedSections = new Set<SectionKey>();
+      const startedRuns = new Set<string>();
+      for (const index of selected) {
+        startedSections.add(candidates[index]!.section);
+        startedRuns.add(runKey(candidates[index]!));
+      }
+      let planned = tokens;
+      let added = 0;
+      while (heap.size > 0) {
+        const index = heap.pop();
+        const candidate = candidates[index]!;
+        const gain = gainOf(index);
+        if (gain <= 0) continue;
+        const ratio = gain / estimateOf(index);
+        // Lazy greedy: gains only shrink, so a stale ratio is re-checked against the next best.
+        if (heap.size > 0 && ratio < heap.peekPriority() - 1e-12) {
+          heap.push(index, ratio);
+          continue;
+        }
+        const room = limit - planned;
+        // Far too large for what is left: not worth an exact count.
+        if (room < 2 || estimateOf(index) > room * 1.5) {
+          skipped.push(index);
+          continue;
+        }
+        let cost = costOf(index);
+        if (!startedSections.has(candidate.section)) {
+          cost += countLine(`\n\n### ${SUMMARY_SECTION_TITLES[candidate.section]}`);
+        }
+        const run = runKey(candidate);
+        if (candidate.timestamp !== undefined && !startedRuns.has(run)) {
+          cost += countLine(`(${candidate.timestamp}) `);
+        }
+        if (planned + cost > limit) {
+          skipped.push(index);
+          continue;
+        }
+        planned += cost;
+        startedSections.add(candidate.section);
+        startedRuns.add(run);
+        selected.add(index);
+        ratios[index] = ratio;
+        cover(index);
+        added++;
+      }
+      if (added === 0) break;
+      summary = build();
+      tokens = measure(renderSummary(summary));
+      waiting = skipped;
     }
-    const skipped: number[] = [];
-    const startedSections = new Set<SectionKey>();
-    const startedRuns = new Set<string>();
-    for (const index of selected) {
-      startedSections.add(candidates[index]!.section);
-      startedRuns.add(runKey(candidates[index]!));
-    }
-    let planned = tokens;
-    let added = 0;
-    while (heap.size > 0) {
-      const index = heap.pop();
-      const candidate = candidates[index]!;
-      const gain = gainOf(index);
-      if (gain <= 0) continue;
-      const ratio = gain / estimateOf(index);
-      // Lazy greedy: gains only shrink, so a stale ratio is re-checked against the next best.
-      if (heap.size > 0 && ratio < heap.peekPriority() - 1e-12) {
-        heap.push(index, ratio);
-        continue;
-      }
-      const room = maxTokens - planned;
-      // Far too large for what is left: not worth an exact count.
-      if (room < 2 || estimateOf(index) > room * 1.5) {
-        skipped.push(index);
-        continue;
-      }
-      let cost = costOf(index);
-      if (!startedSections.has(candidate.section)) {
-        cost += counter.countText(`\n\n### ${SUMMARY_SECTION_TITLES[candidate.section]}`);
-      }
-      const run = runKey(candidate);
-      if (candidate.timestamp !== undefined && !startedRuns.has(run)) {
-        cost += counter.countText(`(${candidate.timestamp}) `);
-      }
-      if (planned + cost > maxTokens) {
-        skipped.push(index);
-        continue;
-      }
-      planned += cost;
-      startedSections.add(candidate.section);
-      startedRuns.add(run);
-      selected.add(index);
-      ratios[index] = ratio;
-      cover(index);
-      added++;
-    }
-    if (added === 0) break;
-    summary = build();
-    tokens = counter.countText(renderSummary(summary));
-    waiting = skipped;
+    return pool.filter((index) => !selected.has(index));
+  };
+
+  const open = candidates.flatMap((candidate, index) => (candidate.pinned ? [] : [index]));
+  const earlier = open.filter((index) => candidates[index]!.earlier);
+  const newer = open.filter((index) => !candidates[index]!.earlier);
+  if (earlier.length > 0 && newer.length > 0) {
+    // Fair across age: the previous summary keeps at least its share of what is on offer, so a
+    // new batch as informative as the old one cannot push it out wholesale (and old bullets,
+    // already chosen once, keep at least a part of the room when the new batch is large).
+    const offered = (indexes: number[]) =>
+      indexes.reduce((sum, index) => sum + (gainOf(index) > 0 ? estimateOf(index) : 0), 0);
+    const earlierTokens = offered(earlier);
+    const share = earlierTokens / (earlierTokens + offered(newer));
+    fill(earlier, tokens + Math.floor((maxTokens - tokens) * share));
   }
+  fill(
+    open.filter((index) => !selected.has(index)),
+    maxTokens,
+  );
+  tokens = counter.countText(renderSummary(summary));
 
   // Per-bullet estimates are not exact: give up the least valuable bullets while over budget.
   if (tokens > maxTokens) {
