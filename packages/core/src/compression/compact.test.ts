@@ -248,7 +248,7 @@ describe('compact', () => {
     ).toEqual([]);
     const summarized = summarizer.requests.flatMap((request) => request.messages);
     expect(summarized).not.toContain(injection);
-    const newest = result.messages.findIndex((message) => message === input.at(-3));
+    const newest = result.messages.indexOf(input.at(-3)!);
     expect(result.messages[newest - 1]).toBe(injection);
   });
 
