@@ -342,10 +342,9 @@ describe('prepare on bad input', () => {
   const shapeCorruptions = corruptions.filter(
     (corruption) =>
       !REPAIRABLE.has(corruption) &&
-      // Known crashes, held by the `it.fails` tests below until fixed.
-      corruption !== 'null-message' &&
+      // Opaque JSON the counter cannot see into; validated by validateMessages, not by prepare
+      // (prepare rejects only nesting too deep to count; see the 100,000-level test below).
       corruption !== 'too-deep-arguments' &&
-      // Opaque JSON the counter cannot see into; validated by validateMessages, not by prepare.
       corruption !== 'nan-in-arguments' &&
       corruption !== 'function-in-arguments' &&
       corruption !== 'empty-message-id' &&
@@ -403,15 +402,15 @@ describe('prepare on bad input', () => {
     );
   });
 
-  // BUG (reported to the lead): prepare fingerprints messages before any check, so these inputs
-  // escape as TypeError / RangeError instead of InvalidMessageError / InvalidArgumentError.
-  it.fails('rejects a non-array with a typed error (today: TypeError "messages.map")', async () => {
+  // Protection: prepare checks its input before fingerprinting it. Without the check these
+  // inputs escape as TypeError ("messages.map") or RangeError (stack overflow).
+  it('rejects a non-array with a typed error', async () => {
     const manager = createContextManager({ contextWindow: 2_000 });
     const error = await manager.prepare('hello' as unknown as Message[]).catch((thrown) => thrown);
     expect(CtxmemError.isInstance(error)).toBe(true);
   });
 
-  it.fails('rejects a null message with a typed error (today: TypeError)', async () => {
+  it('rejects a null message with a typed error', async () => {
     const manager = createContextManager({ contextWindow: 2_000 });
     const error = await manager
       .prepare([{ role: 'user', content: 'hi' }, null] as unknown as Message[])
@@ -419,7 +418,7 @@ describe('prepare on bad input', () => {
     expect(CtxmemError.isInstance(error)).toBe(true);
   });
 
-  it.fails('rejects tool arguments nested past the depth limit with a typed error (today: RangeError)', async () => {
+  it('rejects tool arguments nested past the depth limit with a typed error', async () => {
     const manager = createContextManager({ contextWindow: 2_000 });
     const messages = [
       { role: 'user', content: 'go' },

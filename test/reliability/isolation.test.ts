@@ -309,8 +309,7 @@ describe('ids never escape the storage root', () => {
           () => memory.get(scope, 'card'),
           () => memory.remove(scope, ['card']),
           () => offload.put(scope, message),
-          // `async`: prepare throws synchronously on a bad scope today (see the it.fails below).
-          async () => manager.prepare([message], { scope }),
+          () => manager.prepare([message], { scope }),
         ];
         for (const attempt of attempts) {
           await expect(attempt()).rejects.toSatisfy(InvalidIdError.isInstance);
@@ -329,9 +328,9 @@ describe('ids never escape the storage root', () => {
     expect(await listTree(parent)).toEqual(before);
   });
 
-  // BUG (reported): prepare validates the scope before it returns its promise, so a bad id is a
-  // synchronous throw; `manager.prepare(...).catch(handler)` never reaches the handler.
-  it.fails('rejects a hostile scope through the returned promise, not a synchronous throw', async () => {
+  // Protection: prepare validates the scope inside its promise. A synchronous throw would skip
+  // `manager.prepare(...).catch(handler)` entirely.
+  it('rejects a hostile scope through the returned promise, not a synchronous throw', async () => {
     const manager = createContextManager({ contextWindow: 4_000 });
     let promise: Promise<unknown> | undefined;
     expect(() => {

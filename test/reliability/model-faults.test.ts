@@ -193,9 +193,9 @@ describe('summarizer faults through createContextManager', () => {
     }
   });
 
-  // BUG (reported): a JSON answer with an empty summary is stored verbatim as the summary's free
-  // text ("{}") instead of being rejected as an empty summary and falling back.
-  it.fails('treats a JSON answer without any summary content as empty and falls back', async () => {
+  // Protection: bare JSON without summary content counts as an empty answer. Without it the
+  // raw JSON ("{}") is stored as the summary's free text instead of falling back.
+  it('treats a JSON answer without any summary content as empty and falls back', async () => {
     for (const answer of ['{}', '{"summary": {}}', '[]', 'null']) {
       const { manager } = setup([answer]);
       const history = markedConversation('delta', 14);
@@ -254,9 +254,9 @@ describe('memory-flush faults', () => {
     expect(flush).toMatchObject({ skipped: true, error: expect.stringMatching(/timed out/) });
   });
 
-  // BUG (reported): the flush's model call gets no abort signal, so on timeout the call is
-  // abandoned but keeps running (an HTTP request that is still billed, a promise never settled).
-  it.fails('aborts the hanging flush call when it times out', async () => {
+  // Protection: the flush passes an abort signal that fires on timeout. Without it the timed-out
+  // call is abandoned but keeps running (an HTTP request still billed, a promise never settled).
+  it('aborts the hanging flush call when it times out', async () => {
     const { complete, manager } = flushSetup(['hang'], 50);
     await manager.prepare(markedConversation('eta', 14));
     await manager.idle();
@@ -341,9 +341,9 @@ describe('embedder faults', () => {
     expect(prepared.messages).toEqual(history);
   });
 
-  // BUG (reported): vectors with NaN are cached before the index rejects them, so after one
-  // garbage answer the scope stays on the BM25 fallback even when the embedder has recovered.
-  it.fails('recovers from an embedder that once returned NaN vectors', async () => {
+  // Protection: non-finite vectors are rejected before they are cached. Without it one garbage
+  // answer keeps the scope on the BM25 fallback even after the embedder has recovered.
+  it('recovers from an embedder that once returned NaN vectors', async () => {
     const memoryStore = createInMemoryMemoryStore();
     await memoryStore.add(scope, cards);
     const inner = createFixedEmbedder({ dimensions: 16, id: 'fake-model' });
