@@ -127,3 +127,28 @@ export function textOf(value: unknown): string {
     item instanceof Uint8Array ? `[${item.byteLength} bytes]` : item,
   );
 }
+
+/** A pseudo-word of six letters, different for every seed (in practice). */
+function pseudoWord(seed: number): string {
+  let state = (seed * 2_246_822_519 + 374_761_393) >>> 0;
+  let word = '';
+  for (let letter = 0; letter < 6; letter++) {
+    state = Math.imul(state ^ (state >>> 15), 0x2c1b3c6d) >>> 0;
+    word += String.fromCharCode(97 + (state % 26));
+  }
+  return word;
+}
+
+/**
+ * The content of card `index` of writer `label`: words no other card has, so that the memory
+ * store's de-duplication and supersession (which merge similar sentences on purpose) never
+ * merge two of them.
+ */
+export function distinctCardContent(label: string, index: number): string {
+  const seed =
+    [...label].reduce((sum, character) => sum * 31 + character.charCodeAt(0), 7) * 1_000 + index;
+  return `Note ${pseudoWord(seed)} ${pseudoWord(seed + 0.25)} ${pseudoWord(seed + 0.5)} ${pseudoWord(seed + 0.75)} ${label}${index}.`;
+}
+
+/** The scope the child-process worker (`fixtures/reliability-worker.ts`) writes in. */
+export const WORKER_SCOPE = { userId: 'worker-user', sessionId: 'worker-session' } as const;
