@@ -56,13 +56,13 @@ export async function openPglite(
   extensions: PGliteOptions['extensions'] = {},
 ): Promise<TestDatabase> {
   const database = await PGlite.create({ extensions });
-  const pool = new pg.Pool(createPgConfig(database)) as unknown as PostgresPool;
+  const pool: PostgresPool = new pg.Pool(createPgConfig(database));
   return testDatabase('PGlite', pool, () => database.close());
 }
 
 /** A real PostgreSQL server. */
 export function openPostgres(connectionString: string): TestDatabase {
-  const pool = new pg.Pool({ connectionString, max: 10 }) as unknown as PostgresPool;
+  const pool: PostgresPool = new pg.Pool({ connectionString, max: 10 });
   return testDatabase('PostgreSQL', pool, async () => {});
 }
 
