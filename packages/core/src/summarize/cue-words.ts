@@ -160,10 +160,18 @@ export const LEADING_INTERJECTION =
 
 const TIME_OF_DAY = /\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s*[ap]\.?m\b/iu;
 const NUMERIC_DATE = /\b\d{4}[-/.]\d{1,2}[-/.]\d{1,2}\b|\b\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}\b/u;
+/** "May" is a month only next to a day number; a year is a date when it stands in brackets. */
+const DAY_OF_MAY_OR_YEAR =
+  /\b\d{1,2}(?:st|nd|rd|th)?\s+may\b|\bmay\s+\d{1,2}\b|\b(?:19|20)\d{2}\b/iu;
 
 /** Whether a short bracketed text reads as a timestamp: a date, a weekday or a time of day. */
 export function isTimestamp(text: string): boolean {
-  return DATE.test(text) || TIME_OF_DAY.test(text) || NUMERIC_DATE.test(text);
+  return (
+    DATE.test(text) ||
+    TIME_OF_DAY.test(text) ||
+    NUMERIC_DATE.test(text) ||
+    DAY_OF_MAY_OR_YEAR.test(text)
+  );
 }
 
 const INSTRUCTION = new RegExp(

@@ -208,6 +208,29 @@ describe('createExtractiveSummarizer', () => {
     expect(renderSummary(summary)).not.toContain('Rust');
   });
 
+  it("keeps the user's instructions over longer, rarer detail when the budget is tight", async () => {
+    const detail = Array.from(
+      { length: 12 },
+      (_, index): Message => ({
+        role: 'assistant',
+        content: `Module ${['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel', 'india', 'juliet', 'kilo', 'lima'][index]} parses ${index + 3} fixture kinds through quixotic zephyr adapters with ${index * 7} retries and verbose jq filters.`,
+      }),
+    );
+    const { summary } = await summarizer.summarize({
+      messages: [
+        { role: 'user', content: 'Refactor the importer.' },
+        ...detail.slice(0, 6),
+        { role: 'user', content: 'Never deploy on Fridays. We must keep the public API stable.' },
+        ...detail.slice(6),
+      ],
+      maxTokens: 70,
+    });
+    const rendered = renderSummary(summary);
+    expect(counter.countText(rendered)).toBeLessThanOrEqual(70);
+    expect(rendered).toContain('Never deploy on Fridays');
+    expect(rendered).toContain('We must keep the public API stable');
+  });
+
   it('stays within maxTokens, keeping the newest bullets when over budget', async () => {
     const messages: Message[] = Array.from({ length: 60 }, (_, index) => ({
       id: `m${index}`,

@@ -44,6 +44,28 @@ describe('fitSummary', () => {
     expect(fitSummary(summary, 100, counter)).toBe(summary);
   });
 
+  it("gives a run's timestamp to the next kept bullet when the bullet that carried it is dropped", () => {
+    const summary = deepFreeze(
+      summaryOf({
+        keyFacts: [
+          '(1 May, 2024) Alice: adopted a greyhound named Biscuit from the shelter',
+          'Alice: started a pottery class',
+          'Bob: ran a half marathon',
+          '(2 May, 2024) Bob: moved to Leeds',
+        ],
+      }),
+    );
+    const expected = [
+      '(1 May, 2024) Alice: started a pottery class',
+      'Bob: ran a half marathon',
+      '(2 May, 2024) Bob: moved to Leeds',
+    ];
+    const budget = tokensOf(summaryOf({ keyFacts: expected }));
+    const fitted = fitSummary(summary, budget, counter);
+    expect(fitted.sections.keyFacts).toEqual(expected);
+    expect(tokensOf(fitted)).toBeLessThanOrEqual(budget);
+  });
+
   it('drops snippets and background before constraints, decisions and the goal', () => {
     const kept = {
       goal: ['Build a CSV to JSON converter'],

@@ -136,10 +136,18 @@ export function selectBullets(
   const build = () => assemble(candidates, selected, freeText);
   // Lines are nearly independent for a tokenizer: their cached counts add up to a close estimate
   // of the whole, which is counted exactly once at the end.
+  let calibration = 0;
   const measure = (rendered: string) => {
-    let total = 0;
+    let total = calibration;
     for (const line of rendered.split('\n')) total += countLine(`\n${line}`);
     return total;
+  };
+  /** Counts the whole summary exactly and corrects the line estimate by the difference. */
+  const countExactly = () => {
+    const rendered = renderSummary(summary);
+    const exact = counter.countText(rendered);
+    calibration += exact - measure(rendered);
+    return exact;
   };
   let summary: StructuredSummary = build();
   let tokens = measure(renderSummary(summary));
@@ -220,11 +228,18 @@ export function selectBullets(
     const share = earlierTokens / (earlierTokens + offered(newer));
     fill(earlier, tokens + Math.floor((maxTokens - tokens) * share));
   }
-  fill(
+  let left = fill(
     open.filter((index) => !selected.has(index)),
     maxTokens,
   );
-  tokens = counter.countText(renderSummary(summary));
+  tokens = countExactly();
+  // The line estimate runs high: use the room it left, now that it is calibrated.
+  for (let pass = 0; pass < 2 && tokens < maxTokens - 1 && left.length > 0; pass++) {
+    const before = selected.size;
+    left = fill(left, maxTokens);
+    if (selected.size === before) break;
+    tokens = countExactly();
+  }
 
   // Per-bullet estimates are not exact: give up the least valuable bullets while over budget.
   if (tokens > maxTokens) {
