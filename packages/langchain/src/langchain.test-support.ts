@@ -67,7 +67,7 @@ export function messageView(message: BaseMessage): Record<string, unknown> {
 
 /** The text of a message's content. */
 export function textOf(message: BaseMessage): string {
-  return typeof message.content === 'string' ? message.content : JSON.stringify(message.content);
+  return typeof message.content === 'string' ? message.content : message.text;
 }
 
 /** True when the messages are a call of ctxmem's model summarizer. */

@@ -1,0 +1,280 @@
+import {
+  type CtxmemEvent,
+  checkToolPairing,
+  createInMemoryHistoryStore,
+  createInMemoryMemoryStore,
+  createTokenCounter,
+  InvalidArgumentError,
+  MEMORY_INJECTION_HEADING,
+  SUMMARY_HEADING,
+} from '@ctxmem/core';
+import { AIMessage, type BaseMessage, HumanMessage, SystemMessage } from '@langchain/core/messages';
+import { tool } from '@langchain/core/tools';
+import { createAgent } from 'langchain';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { fromLangChainMessages } from '../convert/index.js';
+import {
+  createScriptedAgent,
+  isSummaryRequest,
+  ScriptedChatModel,
+  textOf,
+  words,
+} from '../langchain.test-support.js';
+import { memoryTools } from '../tools/index.js';
+import { contextMemoryMiddleware, REMOVE_ALL_MESSAGES } from './index.js';
+
+const counter = createTokenCounter();
+const WINDOW = 4_000;
+// reserve = min(max(400, 2000), 1000) = 1000 → budget 3000.
+const BUDGET = 3_000;
+const SYSTEM_PROMPT = 'You are a research agent. Use the lookup tool, then answer.';
+
+const lookup = tool(
+  async ({ query }: { query: string }) => `Result for ${query}: ${words(query.length * 7, 250)}`,
+  {
+    name: 'lookup',
+    description: 'Looks a query up.',
+    schema: z.object({ query: z.string(), page: z.number().optional() }),
+  },
+);
+
+/** Problems a provider would reject in a prompt: broken tool pairing or misplaced system messages. */
+function promptProblems(messages: readonly BaseMessage[]): string[] {
+  const problems = checkToolPairing(fromLangChainMessages(messages)).map(
+    (problem) => `${problem.kind} ${problem.toolCallId}`,
+  );
+  messages.forEach((message, index) => {
+    if (message.type === 'system' && index > 0) problems.push(`system message at ${index}`);
+  });
+  return problems;
+}
+
+function tokensOf(messages: readonly BaseMessage[]): number {
+  return counter.countMessages(fromLangChainMessages(messages));
+}
+
+async function runTurns(
+  agent: {
+    invoke(
+      input: { messages: BaseMessage[] },
+      config?: object,
+    ): Promise<{ messages: BaseMessage[] }>;
+  },
+  turns: number,
+  config: object = {},
+  start: BaseMessage[] = [],
+): Promise<BaseMessage[]> {
+  let messages = start;
+  for (let turn = 0; turn < turns; turn++) {
+    const state = await agent.invoke(
+      { messages: [...messages, new HumanMessage(`Task ${turn}: research ${words(turn, 20)}`)] },
+      config,
+    );
+    messages = state.messages;
+  }
+  return messages;
+}
+
+describe('contextMemoryMiddleware in createAgent', () => {
+  it('keeps every model call of a long tool-using agent within budget and persists the compaction', async () => {
+    const { model, state } = createScriptedAgent({ toolSteps: 2 });
+    const events: CtxmemEvent[] = [];
+    const historyStore = createInMemoryHistoryStore();
+    const memory = contextMemoryMiddleware({
+      contextWindow: WINDOW,
+      summarizerModel: model,
+      historyStore,
+      onEvent: (event) => events.push(event),
+    });
+    const agent = createAgent({
+      model,
+      tools: [lookup],
+      systemPrompt: SYSTEM_PROMPT,
+      middleware: [memory],
+    });
+    const config = { configurable: { thread_id: 'thread-1' } };
+    const final = await runTurns(agent, 12, config);
+
+    const prompts = model.calls.filter((messages) => !isSummaryRequest(messages));
+    expect(prompts.length).toBe(12 * 3);
+    for (const prompt of prompts) {
+      expect(tokensOf(prompt)).toBeLessThanOrEqual(BUDGET);
+      expect(promptProblems(prompt)).toEqual([]);
+      // One system message: the agent's prompt, with the summary folded in once there is one.
+      expect(prompt[0]).toBeInstanceOf(SystemMessage);
+      expect(textOf(prompt[0]!).startsWith(SYSTEM_PROMPT)).toBe(true);
+    }
+    expect(textOf(prompts.at(-1)![0]!)).toContain(SUMMARY_HEADING);
+
+    // The compaction lives in the agent state: the summary first, far fewer messages than were produced.
+    expect(final[0]!.additional_kwargs.ctxmem).toEqual({ kind: 'summary' });
+    expect(final.length).toBeLessThan(12 * 6);
+    expect(tokensOf(final)).toBeLessThanOrEqual(BUDGET);
+    expect(checkToolPairing(fromLangChainMessages(final))).toEqual([]);
+    expect(textOf(final.at(-1)!)).toMatch(/^Done:/);
+    expect(final.some((message) => textOf(message).startsWith('Task 11:'))).toBe(true);
+
+    // The summarizer ran once per threshold crossing, not on every step.
+    const compactions = events.filter((event) => event.type === 'compaction').length;
+    expect(compactions).toBeGreaterThan(0);
+    expect(state.summaryCalls).toBeLessThanOrEqual(compactions);
+    expect(compactions).toBeLessThan(prompts.length / 3);
+
+    // Every original message was recorded once, before it was compacted away.
+    const stored = await historyStore.read({ sessionId: 'thread-1' });
+    expect(stored).toHaveLength(12 * 6);
+    expect(stored.filter((entry) => entry.message.role === 'user')).toHaveLength(12);
+  });
+
+  it('fails closed: a failing summarizer model never becomes the summary, and history is kept', async () => {
+    const { model, state } = createScriptedAgent({ toolSteps: 2, failSummaries: true });
+    const events: CtxmemEvent[] = [];
+    const historyStore = createInMemoryHistoryStore();
+    const memory = contextMemoryMiddleware({
+      contextWindow: WINDOW,
+      summarizerModel: model,
+      historyStore,
+      onEvent: (event) => events.push(event),
+    });
+    const agent = createAgent({
+      model,
+      tools: [lookup],
+      systemPrompt: SYSTEM_PROMPT,
+      middleware: [memory],
+    });
+    const final = await runTurns(agent, 10, { configurable: { thread_id: 't-fail' } });
+    expect(state.summaryCalls).toBeGreaterThan(0);
+    expect(events.some((event) => event.type === 'summarizer-fallback')).toBe(true);
+    const summary = textOf(final[0]!);
+    expect(summary).toContain(SUMMARY_HEADING);
+    expect(summary).not.toMatch(/error|down/i);
+    expect(summary).toMatch(/Task \d+/);
+    for (const prompt of model.calls.filter((messages) => !isSummaryRequest(messages))) {
+      expect(tokensOf(prompt)).toBeLessThanOrEqual(BUDGET);
+      expect(promptProblems(prompt)).toEqual([]);
+    }
+    expect(await historyStore.count({ sessionId: 't-fail' })).toBe(10 * 6);
+  });
+
+  it('replaces the state with RemoveMessage(REMOVE_ALL_MESSAGES) and the compacted messages', async () => {
+    const model = new ScriptedChatModel(() => 'ok');
+    const memory = contextMemoryMiddleware({ contextWindow: WINDOW });
+    const history: BaseMessage[] = [];
+    for (let turn = 0; turn < 30; turn++) {
+      history.push(
+        new HumanMessage({ content: `Question ${turn}: ${words(turn, 50)}`, id: `h${turn}` }),
+      );
+      history.push(
+        new AIMessage({ content: `Answer ${turn}: ${words(turn + 1, 50)}`, id: `a${turn}` }),
+      );
+    }
+    history.push(new HumanMessage({ content: 'And now?', id: 'last' }));
+    const beforeModel = memory.beforeModel as (
+      state: object,
+      runtime: object,
+    ) => Promise<{ messages: BaseMessage[] } | undefined>;
+    const update = await beforeModel({ messages: history }, { configurable: {} });
+    expect(update).toBeDefined();
+    const [remove, ...rest] = update!.messages;
+    expect(remove!.type).toBe('remove');
+    expect(remove!.id).toBe(REMOVE_ALL_MESSAGES);
+    expect(rest[0]!.additional_kwargs.ctxmem).toEqual({ kind: 'summary' });
+    // Kept messages are the very objects of the state, ids included.
+    expect(rest.at(-1)).toBe(history.at(-1));
+    expect(tokensOf(rest)).toBeLessThanOrEqual(BUDGET);
+    // Under the threshold nothing changes.
+    expect(await beforeModel({ messages: rest }, { configurable: {} })).toBeUndefined();
+    expect(model.calls).toHaveLength(0);
+  });
+
+  it('injects relevant memories into the model call only, right before the newest user message', async () => {
+    const store = createInMemoryMemoryStore();
+    await store.add({ userId: 'u1' }, [
+      { content: 'The user is allergic to peanuts.', type: 'fact' },
+    ]);
+    const model = new ScriptedChatModel(() => 'Noted.');
+    const memory = contextMemoryMiddleware({
+      contextWindow: WINDOW,
+      memory: { store },
+      scope: ({ configurable }) => ({ userId: 'u1', sessionId: String(configurable?.thread_id) }),
+    });
+    const agent = createAgent({
+      model,
+      tools: [],
+      systemPrompt: SYSTEM_PROMPT,
+      middleware: [memory],
+    });
+    const result = await agent.invoke(
+      { messages: [new HumanMessage('Is peanut butter safe for me?')] },
+      { configurable: { thread_id: 's1' } },
+    );
+    const prompt = model.calls[0]!;
+    expect(prompt.map((message) => message.type)).toEqual(['system', 'human', 'human']);
+    expect(textOf(prompt[1]!)).toContain(MEMORY_INJECTION_HEADING);
+    expect(textOf(prompt[1]!)).toContain('allergic to peanuts');
+    expect(textOf(prompt[2]!)).toBe('Is peanut butter safe for me?');
+    // Nothing of the injection is persisted.
+    expect(result.messages.map((message) => message.type)).toEqual(['human', 'ai']);
+    // An unrelated question gets no memories.
+    await agent.invoke(
+      { messages: [new HumanMessage('What is 2 + 2?')] },
+      { configurable: { thread_id: 's2' } },
+    );
+    expect(model.calls[1]!.map((message) => message.type)).toEqual(['system', 'human']);
+  });
+
+  it('gives the agent the memory tools over its own stores and scope', async () => {
+    const store = createInMemoryMemoryStore();
+    await store.add({}, [{ content: 'The release is planned for March.', type: 'decision' }]);
+    const historyStore = createInMemoryHistoryStore();
+    const results: string[] = [];
+    const model = new ScriptedChatModel((messages) => {
+      const last = messages.at(-1)!;
+      if (last.type === 'tool') results.push(textOf(last));
+      const step = results.length;
+      const calls = [
+        { name: 'search_memory', args: { query: 'release planned' } },
+        { name: 'recall_conversation', args: { turn_numbers: [1] } },
+        { name: 'reload_context', args: { id: 'missing-id' } },
+        { name: 'search_memory', args: { query: '' } },
+      ];
+      const call = calls[step];
+      if (!call) return 'All done.';
+      return new AIMessage({
+        content: '',
+        tool_calls: [{ id: `m${step}`, ...call, type: 'tool_call' }],
+      });
+    });
+    const memory = contextMemoryMiddleware({
+      contextWindow: WINDOW,
+      memory: { store },
+      historyStore,
+      injectMemories: false,
+    });
+    const tools = memoryTools(memory);
+    expect(tools.map((item) => item.name).sort()).toEqual([
+      'recall_conversation',
+      'reload_context',
+      'search_memory',
+    ]);
+    const agent = createAgent({ model, tools, middleware: [memory] });
+    await agent.invoke(
+      { messages: [new HumanMessage('When is the release?')] },
+      { configurable: { thread_id: 'tools-1' } },
+    );
+    expect(results).toHaveLength(4);
+    expect(JSON.parse(results[0]!).results[0].content).toBe('The release is planned for March.');
+    expect(JSON.parse(results[1]!).turns[0].messages[0].text).toBe('When is the release?');
+    // Bad ids and bad input come back as tool errors the model can correct.
+    expect(results[2]).toMatch(/not found|missing-id/i);
+    expect(results[3]).toMatch(/query/i);
+  });
+
+  it('rejects a bad scope with a typed error', () => {
+    expect(() => contextMemoryMiddleware({ contextWindow: WINDOW, scope: { userId: '' } })).toThrow(
+      InvalidArgumentError,
+    );
+    expect(() => contextMemoryMiddleware({})).toThrow(/contextWindow/);
+  });
+});

@@ -1,0 +1,301 @@
+import {
+  type ContextManager,
+  InvalidArgumentError,
+  lastUserMessage,
+  leadingSystemCount,
+  type MemoryToolsOptions,
+  type Message,
+  messageText,
+  placeMemoryInjection,
+  type Scope,
+  scopeKey,
+} from '@ctxmem/core';
+import { type BaseMessage, RemoveMessage, SystemMessage } from '@langchain/core/messages';
+import { createMiddleware } from 'langchain';
+import { MessageConverter } from '../convert/index.js';
+import { type ContextOptions, createContext } from '../model/create-context.js';
+
+/**
+ * The `RemoveMessage` id that clears the agent's message list (LangGraph's `REMOVE_ALL_MESSAGES`),
+ * so that the compacted messages replace the state instead of being appended to it.
+ */
+export const REMOVE_ALL_MESSAGES = '__remove_all__';
+
+/** What the scope resolver is given: the run's `context` and `configurable` (with `thread_id`). */
+export interface MiddlewareRuntime {
+  context?: unknown;
+  configurable?: { thread_id?: string; [key: string]: unknown };
+}
+
+export type ScopeResolver = (runtime: MiddlewareRuntime) => Scope;
+
+export interface ContextMemoryMiddlewareOptions extends ContextOptions {
+  /**
+   * Whose conversation a run is: a fixed scope, or a function of the run's `context` and
+   * `configurable`.
+   * @default the LangGraph thread: `{ sessionId: configurable.thread_id }` (`{}` without one)
+   */
+  scope?: Scope | ScopeResolver;
+  /**
+   * Inject the memories relevant to the newest user message right before it, in each model call
+   * (not in the agent state). Needs `memory`.
+   * @default true
+   */
+  injectMemories?: boolean;
+  /** The middleware's name in the agent graph. @default 'ContextMemoryMiddleware' */
+  name?: string;
+}
+
+/** What the middleware exposes besides the LangChain middleware fields. */
+export interface ContextMemoryControls {
+  /** The stores the middleware reads and writes, for `memoryTools`. */
+  readonly stores: MemoryToolsOptions;
+  /** The context manager (budget, counter, compaction caches). */
+  readonly manager: ContextManager;
+  /** The scope of a run, as the `scope` option resolves it. */
+  scopeOf(runtime: MiddlewareRuntime): Scope;
+  /** Resolves when background compactions and memory flushes have settled. */
+  idle(): Promise<void>;
+  /** Forgets a conversation's compaction state (its stored history too, when there is a store). */
+  clear(scope?: Scope): Promise<void>;
+}
+
+const SCOPE_FIELDS = ['userId', 'sessionId', 'agentId'] as const;
+
+function checkScope(scope: unknown, argument = 'scope'): Scope {
+  if (typeof scope !== 'object' || scope === null || Array.isArray(scope)) {
+    throw new InvalidArgumentError({
+      message: `${argument} must be or return an object like { userId, sessionId }`,
+      argument,
+    });
+  }
+  for (const field of SCOPE_FIELDS) {
+    const value = (scope as Scope)[field];
+    if (value !== undefined && (typeof value !== 'string' || value.length === 0)) {
+      throw new InvalidArgumentError({
+        message: `${argument}.${field} must be a non-empty string`,
+        argument,
+      });
+    }
+  }
+  return scope as Scope;
+}
+
+/** The default scope: the LangGraph thread is the conversation. */
+export function threadScope(runtime: MiddlewareRuntime): Scope {
+  const thread = runtime.configurable?.thread_id;
+  return typeof thread === 'string' && thread.length > 0 ? { sessionId: thread } : {};
+}
+
+/** A map that forgets its least recently used entries past `limit`. */
+class RecentMap<Value> {
+  readonly #entries = new Map<string, Value>();
+  constructor(private readonly limit: number) {}
+  get(key: string): Value | undefined {
+    const value = this.#entries.get(key);
+    if (value !== undefined) {
+      this.#entries.delete(key);
+      this.#entries.set(key, value);
+    }
+    return value;
+  }
+  set(key: string, value: Value): void {
+    this.#entries.delete(key);
+    this.#entries.set(key, value);
+    if (this.#entries.size > this.limit) {
+      const oldest = this.#entries.keys().next().value;
+      if (oldest !== undefined) this.#entries.delete(oldest);
+    }
+  }
+  delete(key: string): void {
+    this.#entries.delete(key);
+  }
+}
+
+function sameMessages(left: readonly Message[], right: readonly Message[]): boolean {
+  if (left.length !== right.length) return false;
+  for (let index = 0; index < left.length; index++) {
+    if (left[index] !== right[index]) return false;
+  }
+  return true;
+}
+
+/** The system message of a model call with ctxmem's leading system block folded into it. */
+function mergedSystemMessage(
+  original: SystemMessage | undefined,
+  additions: readonly BaseMessage[],
+): SystemMessage {
+  const texts = additions.map((message) =>
+    typeof message.content === 'string' ? message.content : message.text,
+  );
+  const text = texts.join('\n\n');
+  if (!original || original.text === '') return new SystemMessage(text);
+  const content =
+    typeof original.content === 'string'
+      ? `${original.content}\n\n${text}`
+      : [...original.content, { type: 'text' as const, text: `\n\n${text}` }];
+  return new SystemMessage({ ...original, content } as ConstructorParameters<
+    typeof SystemMessage
+  >[0]);
+}
+
+/**
+ * A `createAgent` middleware that keeps every model call of the agent inside the model's budget.
+ *
+ * - `beforeModel`: when the conversation crosses the threshold, compacts it (old tool runs become
+ *   records, large payloads are offloaded, old rounds fold into one rolling summary) and persists
+ *   the result in the agent state (`RemoveMessage(REMOVE_ALL_MESSAGES)` followed by the compacted
+ *   messages), so later steps and runs build on it instead of compacting again. Every tool call
+ *   keeps its result and the newest user message stays verbatim.
+ * - `wrapModelCall`: folds the summary into the system message (providers such as Anthropic accept
+ *   one system message only), guards the budget including the system prompt, and injects the
+ *   memories relevant to the newest user message right before it, for this call only.
+ *
+ * Fails closed: when the summarizer model fails, the extractive summarizer writes the summary; an
+ * error text never becomes the summary. With `historyStore`, the original messages are recorded
+ * before they are compacted (and the final answer when the run ends), for `recall_conversation`.
+ *
+ * @example
+ * const memory = contextMemoryMiddleware({ model: chatModel, memory: { store } });
+ * const agent = createAgent({ model: chatModel, tools: [...tools, ...memoryTools(memory)], middleware: [memory] });
+ */
+export function contextMemoryMiddleware(options: ContextMemoryMiddlewareOptions = {}) {
+  const {
+    scope: scopeOption,
+    injectMemories = true,
+    name = 'ContextMemoryMiddleware',
+    ...contextOptions
+  } = options;
+  if (scopeOption !== undefined && typeof scopeOption !== 'function') checkScope(scopeOption);
+  const context = createContext(contextOptions, { recordHistory: false });
+  const { manager } = context;
+  const historyStore = contextOptions.historyStore;
+  const converter = new MessageConverter();
+  const cacheSize = contextOptions.cacheSize ?? 1_000;
+  /** The agent's system prompt per conversation, learned from its model calls. */
+  const systemPrompts = new RecentMap<Message>(cacheSize);
+  /** Ids of the messages recorded in the history store, per conversation. */
+  const recordedIds = new RecentMap<Set<string>>(cacheSize);
+
+  function scopeOf(runtime: MiddlewareRuntime): Scope {
+    if (scopeOption === undefined) return threadScope(runtime);
+    if (typeof scopeOption !== 'function') return scopeOption;
+    return checkScope(scopeOption(runtime));
+  }
+
+  async function record(scope: Scope, key: string, messages: readonly Message[]): Promise<void> {
+    if (!historyStore) return;
+    let ids = recordedIds.get(key);
+    if (!ids) {
+      const stored = await historyStore.read(scope);
+      ids = new Set(stored.flatMap(({ message }) => (message.id ? [message.id] : [])));
+      recordedIds.set(key, ids);
+    }
+    const known = ids;
+    // The agent state gives every message an id; ctxmem's own messages stand for recorded ones.
+    const fresh = messages.filter(
+      (message) =>
+        message.ctxmem === undefined && message.id !== undefined && !known.has(message.id),
+    );
+    if (fresh.length === 0) return;
+    await historyStore.append(scope, fresh);
+    for (const message of fresh) known.add(message.id!);
+  }
+
+  const middleware = createMiddleware({
+    name,
+    beforeModel: async (state, runtime) => {
+      const scope = scopeOf(runtime);
+      const key = scopeKey(scope);
+      const messages = converter.fromLangChain(state.messages);
+      await record(scope, key, messages);
+      const system = systemPrompts.get(key);
+      const input = system ? [system, ...messages] : messages;
+      const prepared = await manager.prepare(input, {
+        scope,
+        ...(runtime.signal ? { abortSignal: runtime.signal } : {}),
+      });
+      const output = system
+        ? prepared.messages.filter((message) => message !== system)
+        : prepared.messages;
+      if (sameMessages(output, messages)) return undefined;
+      return {
+        messages: [
+          new RemoveMessage({ id: REMOVE_ALL_MESSAGES }),
+          ...converter.toLangChain(output),
+        ],
+      };
+    },
+    afterAgent: async (state, runtime) => {
+      // The final answer is not followed by another model call: record it here.
+      if (!historyStore) return undefined;
+      const scope = scopeOf(runtime);
+      await record(scope, scopeKey(scope), converter.fromLangChain(state.messages));
+      return undefined;
+    },
+    wrapModelCall: async (request, handler) => {
+      const scope = scopeOf(request.runtime);
+      const key = scopeKey(scope);
+      const systemMessage = request.systemMessage;
+      let system: Message | undefined;
+      if (systemMessage && systemMessage.text !== '') {
+        const known = systemPrompts.get(key);
+        const [converted] = converter.fromLangChain([systemMessage]);
+        // Keep the known object while the prompt is the same, so cached conversions still match.
+        system = known && known.content === converted!.content ? known : converted;
+        systemPrompts.set(key, system!);
+      }
+      const messages = converter.fromLangChain(request.messages);
+      const input = system ? [system, ...messages] : messages;
+      const signal = request.runtime.signal;
+      const prepared = await manager.prepare(input, {
+        scope,
+        ...(signal ? { abortSignal: signal } : {}),
+      });
+      let prompt = prepared.messages;
+      if (injectMemories && context.search) {
+        const newest = lastUserMessage(prompt);
+        const room =
+          manager.budget.budgetTokens -
+          prepared.tokens -
+          manager.counter.countMessage({ role: 'user', content: '' });
+        if (newest && room > 0) {
+          const memories = await context.relevantMemories(scope, messageText(newest), {
+            maxTokens: Math.min(contextOptions.memory?.maxTokens ?? 800, room),
+            ...(signal ? { abortSignal: signal } : {}),
+          });
+          if (memories) prompt = placeMemoryInjection(prompt, memories.text);
+        }
+      }
+      // The leading system block (system prompt, the agent state's own leading system messages,
+      // the summary) becomes the call's one system message.
+      const lead = leadingSystemCount(prompt);
+      const additions = prompt.slice(0, lead).filter((message) => message !== system);
+      const rest = converter.toLangChain(prompt.slice(lead));
+      if (additions.length === 0) return handler({ ...request, messages: rest });
+      return handler({
+        ...request,
+        messages: rest,
+        systemMessage: mergedSystemMessage(systemMessage, converter.toLangChain(additions)),
+      });
+    },
+  });
+
+  const controls: ContextMemoryControls = {
+    stores: context.stores,
+    manager,
+    scopeOf,
+    idle: () => manager.idle(),
+    async clear(scope = {}) {
+      const key = scopeKey(scope);
+      systemPrompts.delete(key);
+      recordedIds.delete(key);
+      await manager.clear(scope);
+      await historyStore?.clear(scope);
+    },
+  };
+  return Object.assign(middleware, controls);
+}
+
+/** The middleware `contextMemoryMiddleware` returns. */
+export type ContextMemoryMiddleware = ReturnType<typeof contextMemoryMiddleware>;
