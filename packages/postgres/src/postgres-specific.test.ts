@@ -186,6 +186,26 @@ function behaviour(name: string, open: () => Promise<TestDatabase>) {
       });
     });
 
+    it('keeps indexes gap-free from 0 when clears race with appends', async () => {
+      const { history } = await database.stores();
+      const turn = [
+        { role: 'user' as const, content: 'question' },
+        { role: 'assistant' as const, content: 'answer' },
+      ];
+      await Promise.all(
+        Array.from({ length: 30 }, (_, step) =>
+          step % 5 === 4 ? history.clear(alice) : history.append(alice, turn),
+        ),
+      );
+      const all = await history.read(alice);
+      expect(all.map((entry) => entry.index)).toEqual(all.map((_, index) => index));
+      expect(all.map((entry) => entry.turn)).toEqual(
+        all.map((_, index) => 1 + Math.floor(index / 2)),
+      );
+      expect(await history.count(alice)).toBe(all.length);
+      expect((await history.append(alice, turn))[0]!.index).toBe(all.length);
+    });
+
     it('stores text PostgreSQL cannot hold in jsonb: NUL characters and lone surrogates', async () => {
       const { history, offload, memory } = await database.stores({ clock: createFakeClock() });
       const text = 'a\u0000b \ud800 c';
