@@ -75,12 +75,17 @@ const SECTION_OF: Readonly<Record<SentenceKind, keyof SummarySections>> = {
 };
 
 /**
- * A summarizer that needs no model: it keeps the sentences that matter (decisions, constraints,
- * preferences, TODOs, facts with names, numbers, dates and identifiers, code and shell commands)
- * and sorts them into the summary sections by cue words in English, Chinese and Japanese. The goal
- * is the first user request. The result is merged with the previous summary (each bullet once, the
- * newest kept when over budget) and trimmed to `maxTokens`. Deterministic and offline, which makes
- * it the default and the last fallback of every chain.
+ * A summarizer that needs no model. It splits the messages into sentences, takes the small talk
+ * off them (greetings, thank-yous, "Wow, Caroline,"), and keeps those that tell the most per
+ * token: each word is worth more the rarer it is in the input (names, numbers, dates, places and
+ * identifiers count extra), a word already kept counts little again, and the user's instructions
+ * and decisions, constraints, preferences and TODOs (cue words in English, Chinese and Japanese)
+ * weigh more. Kept sentences are listed in chronological order in their sections; a transcript's
+ * timestamps (`(3:31 pm on 23 August, 2023) Caroline: …`) are written once per run and its speaker
+ * labels replace the role. The goal is the first user request. The previous summary's bullets
+ * compete with the new sentences, with a fair share of the budget kept for them. Tool calls keep
+ * their name, arguments and the head of their result. Deterministic and offline, which makes it
+ * the default and the last fallback of every chain.
  */
 export function createExtractiveSummarizer({
   counter,
@@ -301,14 +306,6 @@ function extract(
         ...(preamble.timestamp === undefined ? {} : { timestamp: preamble.timestamp }),
       };
 
-      // The goal is the opening request: the first user sentence that says something. A line of
-      // a transcript ("Alice: …") is something said between people, not a request.
-      if (fromUser && needsGoal && preamble.speaker === undefined) {
-        needsGoal = false;
-        add({ ...base, section: 'goal', prefix: '', weight: WEIGHT.goal, pinned: true }, key);
-        continue;
-      }
-
       const question = isQuestion(cleaned);
       const found = question ? undefined : sentenceKind(cleaned);
       // The assistant's "note that…" is commentary, not something the user asked to remember.
@@ -330,6 +327,14 @@ function extract(
         if (message.id !== undefined) card.source = message.id;
         cards.push(card);
       }
+      // The goal is the opening request: the first user sentence that says something. A line of
+      // a transcript ("Alice: …") is something said between people, not a request.
+      if (fromUser && needsGoal && preamble.speaker === undefined) {
+        needsGoal = false;
+        add({ ...base, section: 'goal', prefix: '', weight: WEIGHT.goal, pinned: true }, key);
+        continue;
+      }
+
       // The user's instructions and firm choices are what a working session must not lose.
       const weight =
         fromUser && !question && isInstruction(cleaned)
@@ -423,10 +428,9 @@ const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/gu;
  * identifier) to keep. A CJK character counts as half a word.
  */
 function isFragment(sentence: string): boolean {
-  if (/\d/u.test(sentence) || hasIdentifier(sentence)) return false;
   const characters = sentence.match(CJK)?.length ?? 0;
   const words = sentence.replace(CJK, ' ').match(/[\p{L}\p{N}]+/gu)?.length ?? 0;
-  return words + characters / 2 < 3;
+  return words + characters / 2 < 3 && !/\d/u.test(sentence) && !hasIdentifier(sentence);
 }
 
 /** A leading label ("User: ", "Next step: "): not part of what makes two bullets the same. */

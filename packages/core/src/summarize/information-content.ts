@@ -9,6 +9,7 @@ export interface ContentWord {
 }
 
 const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]+/gu;
+const HAS_CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
 /** A word, number or identifier: inner dots, slashes, dashes and apostrophes stay in it. */
 const WORD = /[\p{L}\p{N}_](?:[\p{L}\p{N}_'’./@#+-]*[\p{L}\p{N}_])?/gu;
 const NUMBER_BOOST = 1.5;
@@ -29,19 +30,22 @@ export function contentWords(text: string): ContentWord[] {
   const add = (key: string, boost: number) => {
     if (boost > (words.get(key) ?? 0)) words.set(key, boost);
   };
-  for (const run of text.matchAll(CJK_RUN)) {
+  const hasCjk = HAS_CJK.test(text);
+  for (const run of hasCjk ? text.matchAll(CJK_RUN) : []) {
     const characters = Array.from(run[0]);
     if (characters.length === 1) add(characters[0]!, CJK_PAIR_BOOST);
     for (let index = 0; index + 1 < characters.length; index++) {
       add(characters[index]! + characters[index + 1]!, CJK_PAIR_BOOST);
     }
   }
-  const latin = text.replace(CJK_RUN, ' ');
+  const latin = hasCjk ? text.replace(CJK_RUN, ' ') : text;
   for (const match of latin.matchAll(WORD)) {
     const word = match[0];
-    const key = word.toLowerCase().replace(/’/g, "'").replace(/'s$/u, '');
+    let key = word.toLowerCase();
+    if (key.includes('’')) key = key.replaceAll('’', "'");
+    if (key.endsWith("'s")) key = key.slice(0, -2);
     if (UNINFORMATIVE_WORDS.has(key)) continue;
-    if (/\d/u.test(key)) {
+    if (/\d/.test(key)) {
       add(key, NUMBER_BOOST);
     } else if (/[./@#_]|\p{Ll}\p{Lu}/u.test(word)) {
       add(key, IDENTIFIER_BOOST);
