@@ -5,13 +5,7 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
-import {
-  checkToolPairing,
-  lastUserMessage,
-  type Message,
-  type TokenCounter,
-  toolCallsOf,
-} from '@ctxmem/core';
+import { checkToolPairing, lastUserMessage, type Message, type TokenCounter } from '@ctxmem/core';
 import { expect } from 'vitest';
 
 /** Runs the long variants (more iterations, 10,000 sessions) only when asked. */
@@ -103,22 +97,6 @@ export function expectValidPrompt(
   expect(counter.countMessages(prompt)).toBeLessThanOrEqual(budgetTokens);
   expect(checkToolPairing(prompt)).toEqual([]);
   expect(lastUserMessage(prompt)).toEqual(lastUserMessage(history));
-}
-
-/** Problems that make a provider reject a prompt; 0 for a valid one. Used by the load benchmark. */
-export function promptProblems(
-  prompt: readonly Message[],
-  budgetTokens: number,
-  counter: TokenCounter,
-): number {
-  let problems = checkToolPairing(prompt).length;
-  if (counter.countMessages(prompt) > budgetTokens) problems++;
-  if (prompt.length === 0 || lastUserMessage(prompt) === undefined) problems++;
-  // A tool call with an empty id is rejected by every provider.
-  for (const message of prompt) {
-    if (toolCallsOf(message).some((call) => call.toolCallId === '')) problems++;
-  }
-  return problems;
 }
 
 /** The whole text of a value as JSON, for "does this marker appear anywhere" checks. */
