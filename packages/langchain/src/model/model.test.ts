@@ -1,0 +1,96 @@
+import { InvalidArgumentError } from '@ctxmem/core';
+import { AIMessage, type BaseMessage } from '@langchain/core/messages';
+import { describe, expect, it } from 'vitest';
+import { ScriptedChatModel } from '../langchain.test-support.js';
+import {
+  chatModelComplete,
+  chatModelId,
+  chatModelWindow,
+  createContext,
+  NO_STREAM_TAG,
+} from './index.js';
+
+describe('chatModelComplete', () => {
+  it('sends the system prompt and the request, tagged so LangGraph does not stream it', async () => {
+    const seen: Array<{ messages: BaseMessage[]; options: unknown }> = [];
+    const model = {
+      async invoke(messages: BaseMessage[], options?: unknown) {
+        seen.push({ messages, options });
+        return new AIMessage({
+          content: [
+            { type: 'reasoning', reasoning: 'hidden' },
+            { type: 'text', text: '{"summary":' },
+            { type: 'text', text: '{}}' },
+          ],
+        });
+      },
+    };
+    const controller = new AbortController();
+    const answer = await chatModelComplete(model)({
+      system: 'Summarize.',
+      prompt: 'The messages.',
+      abortSignal: controller.signal,
+    });
+    expect(answer).toBe('{"summary":{}}');
+    expect(seen[0]!.messages.map((message) => [message.type, message.content])).toEqual([
+      ['system', 'Summarize.'],
+      ['human', 'The messages.'],
+    ]);
+    expect(seen[0]!.options).toMatchObject({
+      tags: [NO_STREAM_TAG, 'ctxmem'],
+      signal: controller.signal,
+    });
+  });
+
+  it('stops before calling an aborted model and rejects what is not a chat model', async () => {
+    const model = new ScriptedChatModel(() => 'never');
+    const controller = new AbortController();
+    controller.abort(new Error('cancelled'));
+    await expect(
+      chatModelComplete(model)({ prompt: 'x', abortSignal: controller.signal }),
+    ).rejects.toThrow('cancelled');
+    expect(model.calls).toHaveLength(0);
+    expect(() => chatModelComplete({} as never)).toThrow(InvalidArgumentError);
+  });
+
+  it('reads the model id and window of a chat model', () => {
+    expect(chatModelId(new ScriptedChatModel(() => 'x', { model: 'gpt-4o-mini' }))).toBe(
+      'gpt-4o-mini',
+    );
+    expect(chatModelId({ modelName: 'claude-3-5-sonnet' })).toBe('claude-3-5-sonnet');
+    expect(chatModelId({})).toBeUndefined();
+    expect(chatModelWindow({ profile: { maxInputTokens: 200_000 } })).toBe(200_000);
+    expect(chatModelWindow({ profile: {} })).toBeUndefined();
+  });
+});
+
+describe('createContext', () => {
+  it('takes the window and tokenizer from a chat model with a known id', () => {
+    const context = createContext(
+      { model: new ScriptedChatModel(() => 'x', { model: 'gpt-4o-mini' }) },
+      { recordHistory: false },
+    );
+    expect(context.manager.budget.contextWindow).toBe(128_000);
+    expect(context.counter.name).toContain('o200k');
+    expect(context.stores.offload).toBe(context.manager.offloadStore);
+    expect(context.search).toBeUndefined();
+  });
+
+  it('rejects options it cannot honour with typed errors', () => {
+    expect(() =>
+      createContext({ model: 42 as never, contextWindow: 1_000 }, { recordHistory: false }),
+    ).toThrow(InvalidArgumentError);
+    expect(() =>
+      createContext(
+        { summarizerModel: {} as never, contextWindow: 1_000 },
+        { recordHistory: false },
+      ),
+    ).toThrow(InvalidArgumentError);
+    expect(() =>
+      createContext({ flush: true, contextWindow: 8_000 }, { recordHistory: false }),
+    ).toThrow(/flush needs a chat model/);
+    expect(() => createContext({ model: 'no-such-model' }, { recordHistory: false })).toThrow(
+      /contextWindow/,
+    );
+  });
+});

@@ -1,0 +1,108 @@
+import { type Embedder, InvalidArgumentError } from '@ctxmem/core';
+import type { EmbeddingsInterface } from '@langchain/core/embeddings';
+
+export interface LangChainEmbedderOptions {
+  /** Length of the model's vectors (checked on every call). */
+  dimensions: number;
+  /**
+   * Identifies the model and settings in cached vectors.
+   * @default `langchain:<class>:<model>:<dimensions>`
+   */
+  id?: string;
+}
+
+function modelName(embeddings: EmbeddingsInterface): string {
+  const fields = embeddings as unknown as { model?: unknown; modelName?: unknown };
+  const model = typeof fields.model === 'string' ? fields.model : fields.modelName;
+  const className = (embeddings as object).constructor?.name ?? 'Embeddings';
+  return typeof model === 'string' ? `${className}:${model}` : className;
+}
+
+/** Checks a vector and returns an L2-normalised `Float32Array` (a zero vector stays zero). */
+export function normalizedVector(vector: readonly number[], dimensions: number): Float32Array {
+  if (!Array.isArray(vector) || vector.length !== dimensions) {
+    throw new InvalidArgumentError({
+      message: `The embedding model returned ${Array.isArray(vector) ? vector.length : 'no'} dimensions, expected ${dimensions}`,
+      argument: 'dimensions',
+    });
+  }
+  let squared = 0;
+  for (const value of vector) {
+    if (!Number.isFinite(value)) {
+      throw new InvalidArgumentError({
+        message: `The embedding model returned a non-finite value (${value})`,
+        argument: 'embeddings',
+      });
+    }
+    squared += value * value;
+  }
+  const result = Float32Array.from(vector);
+  if (squared === 0) return result;
+  const scale = 1 / Math.sqrt(squared);
+  for (let index = 0; index < result.length; index++) result[index]! *= scale;
+  return result;
+}
+
+function abortable<Result>(
+  promise: Promise<Result>,
+  signal: AbortSignal | undefined,
+): Promise<Result> {
+  if (!signal) return promise;
+  signal.throwIfAborted();
+  return new Promise<Result>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+/**
+ * A ctxmem `Embedder` over a LangChain `Embeddings` model (`embedDocuments`), with L2-normalised
+ * vectors, for `createMemorySearch({ embedder })` and memory indexes. LangChain calls cannot be
+ * cancelled, so an aborted call stops waiting and the model's answer is dropped.
+ */
+export function langChainEmbedder(
+  embeddings: EmbeddingsInterface,
+  { dimensions, id }: LangChainEmbedderOptions,
+): Embedder {
+  if (
+    typeof embeddings !== 'object' ||
+    embeddings === null ||
+    typeof embeddings.embedDocuments !== 'function'
+  ) {
+    throw new InvalidArgumentError({
+      message: 'langChainEmbedder needs a LangChain Embeddings object (with embedDocuments)',
+      argument: 'embeddings',
+    });
+  }
+  if (!Number.isInteger(dimensions) || dimensions <= 0) {
+    throw new InvalidArgumentError({
+      message: `dimensions must be a positive integer, got ${String(dimensions)}`,
+      argument: 'dimensions',
+    });
+  }
+  return {
+    id: id ?? `langchain:${modelName(embeddings)}:${dimensions}`,
+    dimensions,
+    async embed(texts, { abortSignal } = {}) {
+      if (texts.length === 0) return [];
+      const vectors = await abortable(embeddings.embedDocuments([...texts]), abortSignal);
+      if (!Array.isArray(vectors) || vectors.length !== texts.length) {
+        throw new InvalidArgumentError({
+          message: `The embedding model returned ${Array.isArray(vectors) ? vectors.length : 'no'} vectors for ${texts.length} texts`,
+          argument: 'embeddings',
+        });
+      }
+      return vectors.map((vector) => normalizedVector(vector, dimensions));
+    },
+  };
+}
