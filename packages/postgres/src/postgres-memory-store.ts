@@ -8,7 +8,7 @@ import {
   type Scope,
   validateDrafts,
 } from '@ctxmem/core';
-import { inTransaction, withStorageErrors } from './connection.js';
+import { inTransaction, type PostgresQueryable, withStorageErrors } from './connection.js';
 import { resolveScope, type StoreContext } from './context.js';
 import { assertCardIds, cardNotFound, cardSearchText, decodeCard, encodeCard } from './records.js';
 
@@ -29,33 +29,85 @@ export interface PostgresMemoryStore extends MemoryStore {
   searchKeywords(scope: Scope, query: string, k?: number): Promise<KeywordHit[]>;
 }
 
+/** Scopes whose parsed cards a store keeps in memory. */
+const CACHED_SCOPES = 1_000;
+
 /**
  * Memory cards in PostgreSQL. `add` is a read-modify-write in one transaction: it locks the
- * scope's row in `memory_scopes` (an upsert), reads the scope's cards, merges the drafts with
- * core's `mergeCards` (no model call, so the lock is held for milliseconds), and writes the new
- * and changed cards before committing. Writers of one scope, in any process, run one after the
- * other and never lose or duplicate a card; readers never wait.
+ * scope's row in `memory_scopes` (an upsert that also moves the scope's `revision`), reads the
+ * scope's cards, merges the drafts with core's `mergeCards` (no model call, so the lock is held
+ * for milliseconds), and writes the new and changed cards before committing. Writers of one
+ * scope, in any process, run one after the other and never lose or duplicate a card; readers
+ * never wait.
+ *
+ * Parsed cards are cached per scope with the revision they belong to: `list` asks for the
+ * revision and gets the cards only when another writer changed them, and `add` skips reading
+ * when its own cache is current, so neither parses every card of a large scope on every call.
  */
 export function createPostgresMemoryStore(
   context: StoreContext,
   generateId: () => string,
 ): PostgresMemoryStore {
   const { schema } = context;
+  const cache = new Map<string, { revision: string; cards: readonly MemoryCard[] }>();
 
-  async function readCards(
-    key: string,
-    scope: Scope,
-    includeSuperseded: boolean,
-  ): Promise<MemoryCard[]> {
+  function remember(key: string, revision: string, cards: readonly MemoryCard[]): void {
+    cache.delete(key);
+    if (cache.size >= CACHED_SCOPES) cache.delete(cache.keys().next().value!);
+    cache.set(key, { revision, cards });
+  }
+
+  const copy = (card: MemoryCard): MemoryCard => ({
+    ...card,
+    tags: [...card.tags],
+    scope: { ...card.scope },
+  });
+
+  const decodeRows = (rows: Array<{ id: string; card: string }>, key: string, scope: Scope) =>
+    rows.map((row) => decodeCard(row.card, scope, `memory card ${row.id} of ${key}`));
+
+  /** Every card of the scope, from the cache when the stored revision still matches it. */
+  async function readCards(key: string, scope: Scope): Promise<readonly MemoryCard[]> {
     const pool = await context.pool();
+    const cached = cache.get(key);
+    // One statement, so the revision and the cards come from one snapshot; the cards are only
+    // sent when the revision differs from the cached one.
     const { rows } = await pool.query(
-      `SELECT id, card FROM ${schema}.memory_cards
-       WHERE scope_key = $1 AND ($2 OR superseded_by IS NULL) ORDER BY position`,
-      [key, includeSuperseded],
+      `SELECT current.revision::text AS revision, card.id, card.card
+       FROM ${schema}.memory_scopes AS current
+       LEFT JOIN ${schema}.memory_cards AS card
+         ON card.scope_key = current.scope_key AND current.revision::text IS DISTINCT FROM $2
+       WHERE current.scope_key = $1
+       ORDER BY card.position`,
+      [key, cached?.revision ?? null],
     );
-    return (rows as Array<{ id: string; card: string }>).map((row) =>
-      decodeCard(row.card, scope, `memory card ${row.id} of ${key}`),
+    const first = rows[0] as { revision: string } | undefined;
+    if (!first) return [];
+    if (cached && cached.revision === first.revision) return cached.cards;
+    const cards = decodeRows(
+      (rows as Array<{ id: string | null; card: string }>).filter(
+        (row): row is { id: string; card: string } => row.id !== null,
+      ),
+      key,
+      scope,
     );
+    remember(key, first.revision, cards);
+    return cards;
+  }
+
+  /** Locks the scope's row for this transaction and returns the revision before and after. */
+  async function lockScope(
+    client: PostgresQueryable,
+    key: string,
+  ): Promise<{ previous: string; revision: string }> {
+    const { rows } = await client.query(
+      `INSERT INTO ${schema}.memory_scopes AS current (scope_key, revision) VALUES ($1, 1)
+       ON CONFLICT (scope_key) DO UPDATE SET revision = current.revision + 1
+       RETURNING revision::text AS revision`,
+      [key],
+    );
+    const revision = String(rows[0].revision);
+    return { previous: String(BigInt(revision) - 1n), revision };
   }
 
   return {
@@ -63,70 +115,74 @@ export function createPostgresMemoryStore(
       const resolved = resolveScope(context, scope);
       if (validateDrafts(drafts).length === 0) return [];
       const { key } = resolved;
-      return withStorageErrors(`add memory cards to ${key}`, async () =>
-        inTransaction(await context.pool(), async (client) => {
-          await client.query(
-            `INSERT INTO ${schema}.memory_scopes AS current (scope_key, revision) VALUES ($1, 1)
-             ON CONFLICT (scope_key) DO UPDATE SET revision = current.revision + 1`,
-            [key],
-          );
-          const { rows } = await client.query(
-            `SELECT id, card FROM ${schema}.memory_cards WHERE scope_key = $1 ORDER BY position`,
-            [key],
-          );
-          const existing = (rows as Array<{ id: string; card: string }>).map((row) =>
-            decodeCard(row.card, resolved.scope, `memory card ${row.id} of ${key}`),
-          );
-          const result = mergeCards(existing, drafts, {
-            scope: resolved.scope,
-            now: isoNow(context.clock),
-            generateId,
-          });
-          // mergeCards returns the same objects for unchanged cards and new ones for changes.
-          const changed = result.cards.filter(
-            (card, position) => position < existing.length && card !== existing[position],
-          );
-          const added = result.cards.slice(existing.length);
-          const columns = (cards: MemoryCard[]) => [
-            cards.map((card) => card.id),
-            cards.map(encodeCard),
-            cards.map((card) => card.supersededBy ?? null),
-            cards.map(cardSearchText),
-          ];
-          if (changed.length > 0) {
-            await client.query(
-              `UPDATE ${schema}.memory_cards AS target
-               SET card = item.card, superseded_by = item.superseded_by, search_text = item.search_text
-               FROM unnest($2::text[], $3::text[], $4::text[], $5::text[])
-                 AS item(id, card, superseded_by, search_text)
-               WHERE target.scope_key = $1 AND target.id = item.id`,
-              [key, ...columns(changed)],
+      const { revision, cards, results } = await withStorageErrors(
+        `add memory cards to ${key}`,
+        async () =>
+          inTransaction(await context.pool(), async (client) => {
+            const lock = await lockScope(client, key);
+            const cached = cache.get(key);
+            let existing: readonly MemoryCard[];
+            if (cached?.revision === lock.previous) {
+              existing = cached.cards;
+            } else {
+              const { rows } = await client.query(
+                `SELECT id, card FROM ${schema}.memory_cards WHERE scope_key = $1 ORDER BY position`,
+                [key],
+              );
+              existing = decodeRows(rows, key, resolved.scope);
+            }
+            const result = mergeCards(existing, drafts, {
+              scope: resolved.scope,
+              now: isoNow(context.clock),
+              generateId,
+            });
+            // mergeCards returns the same objects for unchanged cards and new ones for changes.
+            const changed = result.cards.filter(
+              (card, position) => position < existing.length && card !== existing[position],
             );
-          }
-          if (added.length > 0) {
-            await client.query(
-              `INSERT INTO ${schema}.memory_cards (scope_key, id, card, superseded_by, search_text)
-               SELECT $1, item.id, item.card, item.superseded_by, item.search_text
-               FROM unnest($2::text[], $3::text[], $4::text[], $5::text[])
-                 WITH ORDINALITY AS item(id, card, superseded_by, search_text, ordinality)
-               ORDER BY item.ordinality`,
-              [key, ...columns(added)],
-            );
-          }
-          return result.results.map((card) => ({
-            ...card,
-            tags: [...card.tags],
-            scope: { ...card.scope },
-          }));
-        }),
+            const added = result.cards.slice(existing.length);
+            const columns = (cards: MemoryCard[]) => [
+              cards.map((card) => card.id),
+              cards.map(encodeCard),
+              cards.map((card) => card.supersededBy ?? null),
+              cards.map(cardSearchText),
+            ];
+            if (changed.length > 0) {
+              await client.query(
+                `UPDATE ${schema}.memory_cards AS target
+                 SET card = item.card, superseded_by = item.superseded_by, search_text = item.search_text
+                 FROM unnest($2::text[], $3::text[], $4::text[], $5::text[])
+                   AS item(id, card, superseded_by, search_text)
+                 WHERE target.scope_key = $1 AND target.id = item.id`,
+                [key, ...columns(changed)],
+              );
+            }
+            if (added.length > 0) {
+              await client.query(
+                `INSERT INTO ${schema}.memory_cards (scope_key, id, card, superseded_by, search_text)
+                 SELECT $1, item.id, item.card, item.superseded_by, item.search_text
+                 FROM unnest($2::text[], $3::text[], $4::text[], $5::text[])
+                   WITH ORDINALITY AS item(id, card, superseded_by, search_text, ordinality)
+                 ORDER BY item.ordinality`,
+                [key, ...columns(added)],
+              );
+            }
+            return { revision: lock.revision, cards: result.cards, results: result.results };
+          }),
       );
+      // Only after the commit: a rolled-back merge must not become the cached truth.
+      remember(key, revision, cards);
+      return results.map(copy);
     },
 
     async list(scope, options) {
       const resolved = resolveScope(context, scope);
-      return withStorageErrors(`list memory cards of ${resolved.key}`, () =>
-        readCards(resolved.key, resolved.scope, options?.includeSuperseded === true),
+      const cards = await withStorageErrors(`list memory cards of ${resolved.key}`, () =>
+        readCards(resolved.key, resolved.scope),
       );
+      return cards
+        .filter((card) => options?.includeSuperseded === true || card.supersededBy === undefined)
+        .map(copy);
     },
 
     async get(scope, id) {
@@ -154,20 +210,28 @@ export function createPostgresMemoryStore(
       const { key } = resolveScope(context, scope);
       assertCardIds(ids);
       if (ids.length === 0) return;
-      await withStorageErrors(`remove memory cards of ${key}`, async () => {
-        await inTransaction(await context.pool(), async (client) => {
+      const lock = await withStorageErrors(`remove memory cards of ${key}`, async () =>
+        inTransaction(await context.pool(), async (client) => {
           // The same scope lock as `add`, so a merge never writes back a card removed meanwhile.
-          await client.query(
-            `INSERT INTO ${schema}.memory_scopes AS current (scope_key, revision) VALUES ($1, 1)
-             ON CONFLICT (scope_key) DO UPDATE SET revision = current.revision + 1`,
-            [key],
-          );
+          const locked = await lockScope(client, key);
           await client.query(
             `DELETE FROM ${schema}.memory_cards WHERE scope_key = $1 AND id = ANY($2::text[])`,
             [key, [...ids]],
           );
-        });
-      });
+          return locked;
+        }),
+      );
+      const cached = cache.get(key);
+      if (cached?.revision === lock.previous) {
+        const removed = new Set(ids);
+        remember(
+          key,
+          lock.revision,
+          cached.cards.filter((card) => !removed.has(card.id)),
+        );
+      } else {
+        cache.delete(key);
+      }
     },
 
     async searchKeywords(scope, query, k = 10) {

@@ -186,6 +186,38 @@ function behaviour(name: string, open: () => Promise<TestDatabase>) {
       });
     });
 
+    const twoInstances = async () => {
+      const schema = database.uniqueSchema();
+      const first = createPostgresStores({ pool: database.pool, schema });
+      await first.migrate();
+      return [first.memory, createPostgresStores({ pool: database.pool, schema }).memory] as const;
+    };
+
+    it('sees what other instances wrote although it caches parsed cards', async () => {
+      const [first, second] = await twoInstances();
+      const [kept] = await first.add(alice, [{ content: 'First note from instance one.' }]);
+      expect(await first.list(alice)).toHaveLength(1);
+      await second.add(alice, [{ content: 'Second note from instance two.' }]);
+      expect((await first.list(alice)).map((card) => card.content)).toEqual([
+        'First note from instance one.',
+        'Second note from instance two.',
+      ]);
+      await second.remove(alice, [kept!.id]);
+      expect((await first.list(alice)).map((card) => card.content)).toEqual([
+        'Second note from instance two.',
+      ]);
+      await first.add(alice, [{ content: 'Third note from instance one.' }]);
+      await first.add(alice, [{ content: 'Second note from instance two!' }]);
+      expect((await second.list(alice)).map((card) => card.content)).toEqual([
+        'Second note from instance two.',
+        'Third note from instance one.',
+      ]);
+      // Cached cards are never handed out: changing a listed card changes nothing.
+      const [listed] = await first.list(alice);
+      listed!.tags.push('mutated');
+      expect((await first.list(alice))[0]!.tags).toEqual([]);
+    });
+
     it('keeps indexes gap-free from 0 when clears race with appends', async () => {
       const { history } = await database.stores();
       const turn = [

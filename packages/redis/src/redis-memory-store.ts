@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   assertSafeId,
@@ -13,26 +14,32 @@ import { luaScript, type RedisCommandClient, runScript, withStorageErrors } from
 import { resolveScope, type StoreContext } from './context.js';
 import { assertCardIds, cardFromValue, cardNotFound, corrupt, encodeCard } from './records.js';
 
-/** KEYS: cards hash, meta hash. Returns revision, next position, then id, value, id, value, ... */
+/**
+ * KEYS: cards hash, meta hash. ARGV: the revision the caller has cached ('' for none). Returns
+ * revision, next position, then id, value, id, value, ... — without the cards when the revision
+ * is the cached one.
+ */
 const READ_ALL = luaScript(`
 local meta = redis.call('HMGET', KEYS[2], 'revision', 'next')
 local result = {meta[1] or '0', meta[2] or '0'}
+if result[1] == ARGV[1] then return result end
 local cards = redis.call('HGETALL', KEYS[1])
 for _, value in ipairs(cards) do result[#result + 1] = value end
 return result
 `);
 
 /**
- * KEYS: cards hash, meta hash. ARGV: expected revision, next position, ttl, then id, value pairs.
- * Writes the cards only if nobody wrote the scope since it was read (compare-and-set on the
- * revision); returns 1 when written, 0 when the caller must read again and retry.
+ * KEYS: cards hash, meta hash. ARGV: expected revision, new revision, next position, ttl, then
+ * id, value pairs. Writes the cards only if nobody wrote the scope since it was read
+ * (compare-and-set on the revision); returns 1 when written, 0 when the caller must read again
+ * and retry. Revisions are random tokens, not counters, so a scope that expired or was deleted and
+ * written again can never match a revision cached before.
  */
 const COMMIT = luaScript(`
 if (redis.call('HGET', KEYS[2], 'revision') or '0') ~= ARGV[1] then return 0 end
-for i = 4, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
-redis.call('HINCRBY', KEYS[2], 'revision', 1)
-redis.call('HSET', KEYS[2], 'next', ARGV[2])
-local ttl = tonumber(ARGV[3])
+for i = 5, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+redis.call('HSET', KEYS[2], 'revision', ARGV[2], 'next', ARGV[3])
+local ttl = tonumber(ARGV[4])
 if ttl > 0 then
   redis.call('EXPIRE', KEYS[1], ttl)
   redis.call('EXPIRE', KEYS[2], ttl)
@@ -40,12 +47,16 @@ end
 return 1
 `);
 
-/** KEYS: cards hash, meta hash. ARGV: ids. Removes them and moves the revision. */
+/** KEYS: cards hash, meta hash. ARGV: new revision, ids. Removes them; returns the old revision. */
 const REMOVE = luaScript(`
-redis.call('HDEL', KEYS[1], unpack(ARGV))
-redis.call('HINCRBY', KEYS[2], 'revision', 1)
-return 1
+local previous = redis.call('HGET', KEYS[2], 'revision') or '0'
+for i = 2, #ARGV do redis.call('HDEL', KEYS[1], ARGV[i]) end
+redis.call('HSET', KEYS[2], 'revision', ARGV[1])
+return previous
 `);
+
+/** Scopes whose parsed cards a store keeps in memory. */
+const CACHED_SCOPES = 1_000;
 
 /** Attempts of one `add` before it gives up under contention from other processes. */
 const MAX_ATTEMPTS = 100;
@@ -61,7 +72,8 @@ interface StoredCard {
  * merges the drafts with core's `mergeCards`, and commits with a script that writes only if the
  * revision is unchanged, reading again and retrying otherwise, so two writers never lose a card.
  * Within one process, adds to one scope also queue behind each other, so retries only happen
- * between processes.
+ * between processes. Parsed cards are cached per scope with their revision: a read sends the
+ * cached revision and gets the cards back only when another writer changed them.
  */
 export function createRedisMemoryStore(
   context: StoreContext,
@@ -69,6 +81,13 @@ export function createRedisMemoryStore(
 ): MemoryStore {
   const keys = (base: string) => ({ cards: `${base}:cards`, meta: `${base}:cards-meta` });
   const queues = new Map<string, Promise<unknown>>();
+  const cache = new Map<string, { revision: string; next: number; cards: readonly StoredCard[] }>();
+
+  function remember(key: string, revision: string, next: number, cards: readonly StoredCard[]) {
+    cache.delete(key);
+    if (cache.size >= CACHED_SCOPES) cache.delete(cache.keys().next().value!);
+    cache.set(key, { revision, next, cards });
+  }
 
   /** Runs `work` after every earlier `add`/`remove` of the same scope in this process. */
   function queued<Result>(key: string, work: () => Promise<Result>): Promise<Result> {
@@ -98,9 +117,17 @@ export function createRedisMemoryStore(
     base: string,
     key: string,
     scope: Scope,
-  ): Promise<{ revision: string; next: number; cards: StoredCard[] }> {
+  ): Promise<{ revision: string; next: number; cards: readonly StoredCard[] }> {
     const { cards, meta } = keys(base);
-    const reply = (await runScript(client, READ_ALL, [cards, meta], [])) as string[];
+    const cached = cache.get(key);
+    const reply = (await runScript(
+      client,
+      READ_ALL,
+      [cards, meta],
+      [cached?.revision ?? ''],
+    )) as string[];
+    const revision = String(reply[0]);
+    if (cached && cached.revision === revision) return cached;
     const stored: StoredCard[] = [];
     for (let position = 2; position < reply.length; position += 2) {
       stored.push(
@@ -108,7 +135,9 @@ export function createRedisMemoryStore(
       );
     }
     stored.sort((left, right) => left.position - right.position);
-    return { revision: String(reply[0]), next: Number(reply[1]), cards: stored };
+    const read = { revision, next: Number(reply[1]), cards: stored };
+    remember(key, read.revision, read.next, read.cards);
+    return read;
   }
 
   const copy = (card: MemoryCard): MemoryCard => ({
@@ -135,23 +164,29 @@ export function createRedisMemoryStore(
             });
             if (!result.changed) return result.results.map(copy);
             const writes: string[] = [];
+            const storedCards: StoredCard[] = [];
             result.cards.forEach((card, position) => {
-              if (position < existing.length && card === existing[position]) return;
               const storedPosition =
                 position < existing.length
                   ? read.cards[position]!.position
                   : read.next + position - existing.length;
+              storedCards.push({ position: storedPosition, card });
+              if (position < existing.length && card === existing[position]) return;
               writes.push(card.id, `{"position":${storedPosition},"card":${encodeCard(card)}}`);
             });
             const next = read.next + result.cards.length - existing.length;
             const { cards, meta } = keys(base);
+            const revision = randomUUID();
             const committed = await runScript(
               client,
               COMMIT,
               [cards, meta],
-              [read.revision, next, context.ttl.memory, ...writes],
+              [read.revision, revision, next, context.ttl.memory, ...writes],
             );
-            if (Number(committed) === 1) return result.results.map(copy);
+            if (Number(committed) === 1) {
+              remember(key, revision, next, storedCards);
+              return result.results.map(copy);
+            }
             // Another process wrote this scope since the read: back off briefly and merge again.
             await sleep(Math.random() * Math.min(50, 2 * attempt));
           }
@@ -170,7 +205,8 @@ export function createRedisMemoryStore(
         const { cards } = await readAll(client, resolved.base, resolved.key, resolved.scope);
         return cards
           .map((stored) => stored.card)
-          .filter((card) => options?.includeSuperseded === true || card.supersededBy === undefined);
+          .filter((card) => options?.includeSuperseded === true || card.supersededBy === undefined)
+          .map(copy);
       });
     },
 
@@ -198,7 +234,22 @@ export function createRedisMemoryStore(
       await queued(key, () =>
         withStorageErrors(`remove memory cards of ${key}`, async () => {
           const client = await context.client();
-          await runScript(client, REMOVE, [cards, meta], [...new Set(ids)]);
+          const revision = randomUUID();
+          const previous = String(
+            await runScript(client, REMOVE, [cards, meta], [revision, ...new Set(ids)]),
+          );
+          const cached = cache.get(key);
+          if (cached?.revision === previous) {
+            const removed = new Set(ids);
+            remember(
+              key,
+              revision,
+              cached.next,
+              cached.cards.filter((stored) => !removed.has(stored.card.id)),
+            );
+          } else {
+            cache.delete(key);
+          }
         }),
       );
     },
