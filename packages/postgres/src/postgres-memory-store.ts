@@ -71,14 +71,17 @@ export function createPostgresMemoryStore(
     const pool = await context.pool();
     const cached = cache.get(key);
     // One statement, so the revision and the cards come from one snapshot; the cards are only
-    // sent when the revision differs from the cached one.
+    // read (a one-time filter skips the scan) when the revision differs from the cached one.
     const { rows } = await pool.query(
-      `SELECT current.revision::text AS revision, card.id, card.card
-       FROM ${schema}.memory_scopes AS current
-       LEFT JOIN ${schema}.memory_cards AS card
-         ON card.scope_key = current.scope_key AND current.revision::text IS DISTINCT FROM $2
-       WHERE current.scope_key = $1
-       ORDER BY card.position`,
+      `SELECT revision::text AS revision, NULL::text AS id, NULL::text AS card, -1::bigint AS position
+       FROM ${schema}.memory_scopes WHERE scope_key = $1
+       UNION ALL
+       SELECT NULL, card.id, card.card, card.position
+       FROM ${schema}.memory_cards AS card
+       WHERE card.scope_key = $1
+         AND (SELECT revision::text FROM ${schema}.memory_scopes WHERE scope_key = $1)
+           IS DISTINCT FROM $2::text
+       ORDER BY position`,
       [key, cached?.revision ?? null],
     );
     const first = rows[0] as { revision: string } | undefined;

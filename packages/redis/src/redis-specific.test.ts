@@ -191,6 +191,13 @@ if (services.redisUrl) {
       expect((await history.append(alice, turn))[0]!.index).toBe(all.length);
     });
 
+    it('loads its scripts again after the server forgot them', async () => {
+      const stores = redis.stores();
+      await stores.history.append(alice, [message]);
+      await redis.client.sendCommand(['SCRIPT', 'FLUSH']);
+      expect((await stores.history.append(alice, [message]))[0]!.index).toBe(1);
+    });
+
     it('opens a client from a URL on first use and closes it', async () => {
       const prefix = redis.uniquePrefix();
       const stores = createRedisStores({ url, prefix });
