@@ -32,11 +32,8 @@ import {
   type Scope,
   type TokenCounter,
 } from '../packages/core/src/index.js';
-import {
-  ContextChatMemory,
-  fromLangChainMessages,
-  toLangChainMessages,
-} from '../packages/langchain/src/index.js';
+import { fromLangChainMessages, toLangChainMessages } from '../packages/langchain/src/index.js';
+import { ContextChatMemory } from '../packages/langchain/src/memory/index.js';
 import type { BenchRun, BenchSection } from './types.js';
 
 const CONTEXT_WINDOW = 8_000;

@@ -375,7 +375,7 @@ describe('ids never escape the storage root', () => {
           }
         },
       ),
-      { numRuns: 60 },
+      { numRuns: 30 },
     );
     const entries = await listTree(parent);
     expect(entries.filter((entry) => !entry.startsWith('store'))).toEqual(['sentinel.txt']);
