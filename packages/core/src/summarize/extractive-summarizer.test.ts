@@ -443,6 +443,26 @@ describe('createExtractiveSummarizer on chats', () => {
     expect(rendered).not.toContain('User:');
   });
 
+  it('strips interjections and vocatives but keeps openings that carry meaning', async () => {
+    const { summary } = await summarizer.summarize({
+      messages: [
+        { role: 'user', content: 'Alice: Set up the project.' },
+        { role: 'assistant', content: 'Bob: Yes, we decided to use Postgres for the ledger.' },
+        { role: 'user', content: 'Alice: No, never deploy the ledger on Fridays, Bob!' },
+        {
+          role: 'assistant',
+          content: 'Bob: Thanks so much, Alice! Yesterday, I moved the backups to Frankfurt.',
+        },
+      ],
+      maxTokens: 1000,
+    });
+    const rendered = renderSummary(summary);
+    expect(rendered).toContain('Bob: we decided to use Postgres for the ledger.');
+    expect(rendered).toContain('Alice: No, never deploy the ledger on Fridays!');
+    expect(rendered).toContain('Bob: Yesterday, I moved the backups to Frankfurt.');
+    expect(rendered).not.toContain('Thanks');
+  });
+
   it('takes the speaker from the message name', async () => {
     const { summary } = await summarizer.summarize({
       messages: [
