@@ -171,6 +171,9 @@ export async function compact(
   if (!forced && tokensBefore <= targetTokens) return finish(messages, previousSummary, []);
   abortSignal?.throwIfAborted();
 
+  // Events never carry message content (contracts/events.ts): extracted memory cards are user
+  // text, so they stay in the result and are left out of what listeners see.
+  const withoutCards = ({ cards: _cards, ...report }: StrategyReport): StrategyReport => report;
   const emit = (event: CtxmemEvent) => {
     try {
       onEvent?.(event);
@@ -200,7 +203,7 @@ export async function compact(
   const reports: StrategyReport[] = [];
   const record = (report: StrategyReport) => {
     reports.push(report);
-    if (report.applied) emit({ type: 'strategy', scope, report });
+    if (report.applied) emit({ type: 'strategy', scope, report: withoutCards(report) });
     if (report.fallback) {
       emit({
         type: 'summarizer-fallback',
@@ -240,6 +243,10 @@ export async function compact(
     guarded.reports.forEach(record);
   }
   const result = finish(guarded.state.messages, guarded.state.summary, reports);
-  emit({ type: 'compaction', scope, report: result.report });
+  emit({
+    type: 'compaction',
+    scope,
+    report: { ...result.report, strategies: result.report.strategies.map(withoutCards) },
+  });
   return result;
 }

@@ -1,4 +1,5 @@
 import { type Budget, checkTrigger, resolveBudget, resolveContextWindow } from '../budget/index.js';
+import { KeyedLru } from '../cache/index.js';
 import { compact, type HistoryMode } from '../compression/index.js';
 import type {
   CompactionReport,
@@ -32,7 +33,7 @@ import { createInMemoryOffloadStore } from '../offload/index.js';
 import { scopeKey } from '../storage/index.js';
 import { createExtractiveSummarizer, withFallback } from '../summarize/index.js';
 import { createTokenCounter } from '../tokens/index.js';
-import { KeyedLru, KeyedMutex } from './keyed-lru.js';
+import { KeyedMutex } from './keyed-mutex.js';
 import { messageFingerprint } from './message-fingerprint.js';
 
 /**

@@ -1,3 +1,4 @@
+import { KeyedLru } from '../cache/index.js';
 import type {
   Embedder,
   MemoryCard,
@@ -126,9 +127,15 @@ export interface MemorySearchOptions {
   sequenceContext?: { weight?: number; window?: number } | false;
   /**
    * Vectors of cards, keyed by embedder id, card id and a hash of the card text.
-   * @default a new Map
+   * @default an in-memory LRU of 10,000 vectors
    */
   embeddingCache?: EmbeddingCache;
+  /**
+   * Scopes whose text index is kept in memory; the least recently searched is dropped first and
+   * rebuilt from the store when it is searched again.
+   * @default 100
+   */
+  maxScopes?: number;
   /**
    * Current time in milliseconds (for recency boosts).
    * @default Date.now
@@ -348,15 +355,18 @@ export function createMemorySearch({
   bm25: { k1 = 0.9, b = 0.2 } = {},
   analyzer = analyzeText,
   cardText = defaultCardText,
-  embeddingCache = new Map<string, Float32Array>(),
+  embeddingCache = new KeyedLru<Float32Array>(10_000),
   sequenceContext = false,
   now = Date.now,
+  maxScopes = 100,
   onFallback,
 }: MemorySearchOptions): MemorySearch {
   checkMode('mode', defaultMode);
   const context = sequenceContext === false ? undefined : checkSequenceContext(sequenceContext);
   if (fusion !== 'rrf' && fusion !== 'weighted') {
     throw invalid('fusion', `must be 'rrf' or 'weighted', got ${String(fusion)}`);
+    if (!Number.isInteger(maxScopes) || maxScopes < 1)
+      throw invalid('maxScopes', `must be a positive integer, got ${maxScopes}`);
   }
   for (const side of ['bm25', 'vector'] as const) {
     const weight = weights[side];
@@ -382,7 +392,9 @@ export function createMemorySearch({
   // Validates k1 and b once, up front, rather than on the first search.
   createBm25Index({ k1, b, analyzer });
 
-  const scopes = new Map<string, ScopeState>();
+  // Bounded: a server with many users must not keep an index for every scope it ever searched.
+  // An evicted scope is rebuilt from the store on its next search (vectors come from the cache).
+  const scopes = new KeyedLru<ScopeState>(maxScopes);
 
   function cacheKey(entry: Entry): string {
     return `${embedder.id}\u0000${entry.card.id}\u0000${entry.hash}`;

@@ -1,0 +1,1 @@
+export { KeyedLru } from './keyed-lru.js';
