@@ -21,5 +21,7 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // Finds or starts PostgreSQL and Redis for the driver tests (see scripts/test-services.sh).
+    globalSetup: ['./test/setup/global-setup.ts'],
   },
 });
