@@ -587,3 +587,27 @@ describe('createMemorySearch', () => {
     expect(embedder.embeddedTexts).toBe(before + 1);
   });
 });
+
+describe('createMemorySearch maxScopes', () => {
+  it('rejects a cap that is not a positive integer', () => {
+    const store = createInMemoryMemoryStore();
+    expect(() => createMemorySearch({ store, maxScopes: 0 })).toThrow(InvalidArgumentError);
+    expect(() => createMemorySearch({ store, maxScopes: 1.5 })).toThrow(InvalidArgumentError);
+  });
+
+  it('rebuilds an evicted scope from the store on its next search', async () => {
+    const store = createInMemoryMemoryStore();
+    await store.add({ userId: 'a' }, [{ content: 'Alice deploys on Kubernetes' }]);
+    await store.add({ userId: 'b' }, [{ content: 'Bob deploys on Nomad' }]);
+    const search = createMemorySearch({ store, maxScopes: 1, mode: 'bm25' });
+    expect((await search.search({ userId: 'a' }, 'deploys'))[0]?.card.content).toBe(
+      'Alice deploys on Kubernetes',
+    );
+    expect((await search.search({ userId: 'b' }, 'deploys'))[0]?.card.content).toBe(
+      'Bob deploys on Nomad',
+    );
+    expect(
+      (await search.search({ userId: 'a' }, 'deploys')).map((hit) => hit.card.content),
+    ).toEqual(['Alice deploys on Kubernetes']);
+  });
+});

@@ -365,8 +365,9 @@ export function createMemorySearch({
   const context = sequenceContext === false ? undefined : checkSequenceContext(sequenceContext);
   if (fusion !== 'rrf' && fusion !== 'weighted') {
     throw invalid('fusion', `must be 'rrf' or 'weighted', got ${String(fusion)}`);
-    if (!Number.isInteger(maxScopes) || maxScopes < 1)
-      throw invalid('maxScopes', `must be a positive integer, got ${maxScopes}`);
+  }
+  if (!Number.isInteger(maxScopes) || maxScopes < 1) {
+    throw invalid('maxScopes', `must be a positive integer, got ${maxScopes}`);
   }
   for (const side of ['bm25', 'vector'] as const) {
     const weight = weights[side];
