@@ -176,6 +176,8 @@ export function contextMemoryMiddleware(options: ContextMemoryMiddlewareOptions 
   const systemPrompts = new RecentMap<Message>(cacheSize);
   /** Ids of the messages recorded in the history store, per conversation. */
   const recordedIds = new RecentMap<Set<string>>(cacheSize);
+  /** What `beforeModel` prepared, per conversation: the model call reuses it when nothing changed. */
+  const preparedPrompts = new RecentMap<{ messages: Message[]; tokens: number }>(cacheSize);
 
   function scopeOf(runtime: MiddlewareRuntime): Scope {
     if (scopeOption === undefined) return threadScope(runtime);
@@ -248,10 +250,12 @@ export function contextMemoryMiddleware(options: ContextMemoryMiddlewareOptions 
       const messages = converter.fromLangChain(request.messages);
       const input = system ? [system, ...messages] : messages;
       const signal = request.runtime.signal;
-      const prepared = await manager.prepare(input, {
-        scope,
-        ...(signal ? { abortSignal: signal } : {}),
-      });
+      // The state is what beforeModel prepared (the usual case): no need to prepare it again.
+      const known = preparedPrompts.get(key);
+      const prepared =
+        known && sameMessages(known.messages, input)
+          ? known
+          : await manager.prepare(input, { scope, ...(signal ? { abortSignal: signal } : {}) });
       let prompt = prepared.messages;
       if (injectMemories && context.search) {
         const newest = lastUserMessage(prompt);
@@ -290,6 +294,7 @@ export function contextMemoryMiddleware(options: ContextMemoryMiddlewareOptions 
       const key = scopeKey(scope);
       systemPrompts.delete(key);
       recordedIds.delete(key);
+      preparedPrompts.delete(key);
       await manager.clear(scope);
       await historyStore?.clear(scope);
     },

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Message } from '@ctxmem/core';
 import { BaseMessage, type BaseMessageLike } from '@langchain/core/messages';
 import { fromLangChainMessage } from './from-langchain.js';
@@ -31,11 +32,20 @@ function snapshotOf(message: BaseMessage): Snapshot {
   };
 }
 
-function sameSnapshot(left: Snapshot, right: Snapshot): boolean {
-  for (const key in left) {
-    if (left[key as keyof Snapshot] !== right[key as keyof Snapshot]) return false;
-  }
-  return true;
+/** Whether `message` still has the fields it had when `snapshot` was taken (no allocation). */
+function unchanged(snapshot: Snapshot, message: BaseMessage): boolean {
+  const fields = message as BaseMessage & Record<string, unknown>;
+  return (
+    snapshot.content === message.content &&
+    snapshot.id === message.id &&
+    snapshot.name === message.name &&
+    snapshot.additionalKwargs === message.additional_kwargs &&
+    snapshot.responseMetadata === message.response_metadata &&
+    snapshot.toolCalls === fields.tool_calls &&
+    snapshot.toolCallId === fields.tool_call_id &&
+    snapshot.status === fields.status &&
+    snapshot.artifact === fields.artifact
+  );
 }
 
 function rememberToolNames(message: Message, toolNames: Map<string, string>): void {
@@ -63,24 +73,43 @@ export class MessageConverter {
       if (!BaseMessage.isInstance(message)) {
         return fromLangChainMessage(message, `messages[${index}]`, toolNames);
       }
-      const snapshot = snapshotOf(message);
       const cached = this.#toCore.get(message);
-      if (cached && sameSnapshot(cached.snapshot, snapshot)) {
+      if (cached && unchanged(cached.snapshot, message)) {
         rememberToolNames(cached.message, toolNames);
         return cached.message;
       }
       const converted = fromLangChainMessage(message, `messages[${index}]`, toolNames);
-      this.#toCore.set(message, { message: converted, snapshot });
+      this.#toCore.set(message, { message: converted, snapshot: snapshotOf(message) });
       this.#toLangChain.set(converted, message);
       return converted;
     });
   }
 
-  /** Like `toLangChainMessages`, giving back the original object of every untouched message. */
-  toLangChain(messages: readonly Message[]): BaseMessage[] {
+  /**
+   * Like `toLangChainMessages`, giving back the original object of every untouched message. The
+   * messages it creates convert back to the same ctxmem objects. With `assignIds`, created
+   * messages without an id get one, so that a LangGraph reducer (which gives every message an id
+   * by changing it) leaves them as they are.
+   * @default assignIds false
+   */
+  toLangChain(
+    messages: readonly Message[],
+    { assignIds = false }: { assignIds?: boolean } = {},
+  ): BaseMessage[] {
     return messages.flatMap((message) => {
       const original = this.#toLangChain.get(message);
-      return original ? [original] : toLangChainMessage(message);
+      if (original) return [original];
+      const source =
+        assignIds && message.id === undefined
+          ? { ...message, id: `ctxmem-${randomUUID()}` }
+          : message;
+      const converted = toLangChainMessage(source);
+      if (converted.length === 1) {
+        const created = converted[0]!;
+        this.#toLangChain.set(message, created);
+        this.#toCore.set(created, { message, snapshot: snapshotOf(created) });
+      }
+      return converted;
     });
   }
 
