@@ -271,6 +271,33 @@ describe('contextMemoryMiddleware in createAgent', () => {
     expect(results[3]).toMatch(/query/i);
   });
 
+  it('keeps the summary calls out of the messages stream', async () => {
+    const { model, state } = createScriptedAgent({ toolSteps: 2 });
+    const memory = contextMemoryMiddleware({ contextWindow: WINDOW, summarizerModel: model });
+    const agent = createAgent({
+      model,
+      tools: [lookup],
+      systemPrompt: SYSTEM_PROMPT,
+      middleware: [memory],
+    });
+    let messages: BaseMessage[] = [];
+    const streamed: string[] = [];
+    for (let turn = 0; turn < 8; turn++) {
+      const stream = await agent.stream(
+        { messages: [...messages, new HumanMessage(`Task ${turn}: research ${words(turn, 20)}`)] },
+        { streamMode: ['messages', 'values'] },
+      );
+      for await (const [mode, chunk] of stream) {
+        if (mode === 'messages') streamed.push(textOf((chunk as [BaseMessage, unknown])[0]));
+        else messages = (chunk as { messages: BaseMessage[] }).messages;
+      }
+    }
+    expect(state.summaryCalls).toBeGreaterThan(0);
+    expect(streamed.some((text) => text.startsWith('Done:'))).toBe(true);
+    expect(streamed.some((text) => text.includes('"summary"'))).toBe(false);
+    expect(messages[0]!.additional_kwargs.ctxmem).toEqual({ kind: 'summary' });
+  });
+
   it('rejects a bad scope with a typed error', () => {
     expect(() => contextMemoryMiddleware({ contextWindow: WINDOW, scope: { userId: '' } })).toThrow(
       InvalidArgumentError,
