@@ -8,6 +8,10 @@ export default defineConfig({
     // Tests run against the TypeScript sources, so no build is needed before `pnpm test`.
     alias: [
       { find: /^@ctxmem\/core\/test$/, replacement: source('./packages/core/src/test/index.ts') },
+      {
+        find: /^@ctxmem\/core\/driver-kit$/,
+        replacement: source('./packages/core/src/driver-kit/index.ts'),
+      },
       { find: /^@ctxmem\/core$/, replacement: source('./packages/core/src/index.ts') },
       ...['ai-sdk', 'hnswlib', 'langchain', 'postgres', 'redis'].map((name) => ({
         find: new RegExp(`^@ctxmem/${name}$`),

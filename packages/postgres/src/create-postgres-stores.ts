@@ -6,6 +6,7 @@ import {
   systemClock,
   validateRequiredScope,
 } from '@ctxmem/core';
+import { generateCardId, generateMessageId, safeIdGenerator } from '@ctxmem/core/driver-kit';
 import {
   assertConnectionOptions,
   type PostgresConnectionOptions,
@@ -19,7 +20,6 @@ import { type MigrationResult, migrateSchema, schemaVersion } from './migrations
 import { createPostgresHistoryStore } from './postgres-history-store.js';
 import { createPostgresMemoryStore, type PostgresMemoryStore } from './postgres-memory-store.js';
 import { createPostgresOffloadStore } from './postgres-offload-store.js';
-import { generateCardId, generateMessageId, safeIdGenerator } from './records.js';
 
 export interface PostgresStoresOptions extends PostgresConnectionOptions {
   /**

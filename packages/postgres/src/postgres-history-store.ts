@@ -5,8 +5,6 @@ import {
   type StoredMessage,
   type WorkingState,
 } from '@ctxmem/core';
-import { inTransaction, withStorageErrors } from './connection.js';
-import { resolveScope, type StoreContext } from './context.js';
 import {
   assertExpectedVersion,
   decodeState,
@@ -16,7 +14,9 @@ import {
   numberPrepared,
   parseMessage,
   prepareMessages,
-} from './records.js';
+} from '@ctxmem/core/driver-kit';
+import { inTransaction, withStorageErrors } from './connection.js';
+import { resolveScope, type StoreContext } from './context.js';
 
 interface MessageRow {
   message_index: number;

@@ -8,9 +8,15 @@ import {
   type Scope,
   validateDrafts,
 } from '@ctxmem/core';
+import {
+  assertCardIds,
+  cardNotFound,
+  cardSearchText,
+  decodeCard,
+  encodeCard,
+} from '@ctxmem/core/driver-kit';
 import { inTransaction, type PostgresQueryable, withStorageErrors } from './connection.js';
 import { resolveScope, type StoreContext } from './context.js';
-import { assertCardIds, cardNotFound, cardSearchText, decodeCard, encodeCard } from './records.js';
 
 /** One result of a keyword search. */
 export interface KeywordHit {

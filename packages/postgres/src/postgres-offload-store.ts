@@ -6,9 +6,9 @@ import {
   type OffloadStore,
   offloadId,
 } from '@ctxmem/core';
+import { offloadNotFound, parseMessage } from '@ctxmem/core/driver-kit';
 import { withStorageErrors } from './connection.js';
 import { resolveScope, type StoreContext } from './context.js';
-import { offloadNotFound, parseMessage } from './records.js';
 
 /**
  * Offloaded payloads in PostgreSQL, one row per scope and content id. Ids come from the content,

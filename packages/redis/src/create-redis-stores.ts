@@ -7,6 +7,7 @@ import {
   systemClock,
   validateRequiredScope,
 } from '@ctxmem/core';
+import { generateCardId, generateMessageId, safeIdGenerator } from '@ctxmem/core/driver-kit';
 import {
   assertConnectionOptions,
   type RedisConnectionOptions,
@@ -14,7 +15,6 @@ import {
   resolveClient,
 } from './connection.js';
 import { checkPrefix, type RedisTtl, resolveTtl, type StoreContext } from './context.js';
-import { generateCardId, generateMessageId, safeIdGenerator } from './records.js';
 import { createRedisHistoryStore } from './redis-history-store.js';
 import { createRedisMemoryStore } from './redis-memory-store.js';
 import { createRedisOffloadStore } from './redis-offload-store.js';

@@ -8,8 +8,6 @@ import {
   type StoredMessage,
   type WorkingState,
 } from '@ctxmem/core';
-import { luaScript, runScript, withStorageErrors } from './connection.js';
-import { resolveScope, type StoreContext } from './context.js';
 import {
   assertExpectedVersion,
   corrupt,
@@ -19,7 +17,9 @@ import {
   normalizeTurns,
   numberPrepared,
   prepareMessages,
-} from './records.js';
+} from '@ctxmem/core/driver-kit';
+import { luaScript, runScript, withStorageErrors } from './connection.js';
+import { resolveScope, type StoreContext } from './context.js';
 
 /**
  * KEYS: history list, turns hash. ARGV: createdAt (as JSON), ttl, then a starts-turn flag and the

@@ -10,9 +10,15 @@ import {
   StorageError,
   validateDrafts,
 } from '@ctxmem/core';
+import {
+  assertCardIds,
+  cardFromValue,
+  cardNotFound,
+  corrupt,
+  encodeCard,
+} from '@ctxmem/core/driver-kit';
 import { luaScript, type RedisCommandClient, runScript, withStorageErrors } from './connection.js';
 import { resolveScope, type StoreContext } from './context.js';
-import { assertCardIds, cardFromValue, cardNotFound, corrupt, encodeCard } from './records.js';
 
 /**
  * KEYS: cards hash, meta hash. ARGV: the revision the caller has cached ('' for none). Returns

@@ -9,9 +9,9 @@ import {
   offloadId,
   type StorableJson,
 } from '@ctxmem/core';
+import { corrupt, offloadNotFound } from '@ctxmem/core/driver-kit';
 import { withStorageErrors } from './connection.js';
 import { resolveScope, type StoreContext } from './context.js';
-import { corrupt, offloadNotFound } from './records.js';
 
 /**
  * Offloaded payloads in Redis: one string key per scope and content id, written with `SET NX`

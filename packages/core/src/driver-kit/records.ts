@@ -1,28 +1,28 @@
 /**
- * Validation and encoding shared by the stores of this package. Core keeps the same rules in
- * modules it does not export (history records, card records); they are repeated here, small and
- * pure, so that a database store rejects exactly what the file store rejects.
+ * `@ctxmem/core/driver-kit`: validation and encoding for database drivers (PostgreSQL, Redis, …),
+ * so that every database store rejects exactly what the file store rejects and stores records in
+ * one format. For driver authors; applications do not need it.
  */
 import { randomUUID } from 'node:crypto';
 import {
-  assertSafeId,
-  CorruptDataError,
-  decodeStorable,
-  encodeMessage,
-  encodeStorable,
-  InvalidArgumentError,
-  isSafeId,
   MEMORY_CARD_TYPES,
   type MemoryCard,
   type Message,
-  NotFoundError,
-  SCOPE_FIELDS,
   type Scope,
-  type StorableJson,
   type StoredMessage,
-  startsTurn,
   type WorkingState,
-} from '@ctxmem/core';
+} from '../contracts/index.js';
+import { CorruptDataError, InvalidArgumentError, NotFoundError } from '../errors/index.js';
+import { startsTurn } from '../history/index.js';
+import {
+  assertSafeId,
+  decodeStorable,
+  encodeMessage,
+  encodeStorable,
+  isSafeId,
+  SCOPE_FIELDS,
+  type StorableJson,
+} from '../storage/index.js';
 
 function isNonNegativeInteger(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= 0;
