@@ -11,7 +11,7 @@ import {
 import { AIMessage, type BaseMessage, HumanMessage, SystemMessage } from '@langchain/core/messages';
 import { tool } from '@langchain/core/tools';
 import { createAgent } from 'langchain';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { fromLangChainMessages } from '../convert/index.js';
 import {
@@ -269,6 +269,32 @@ describe('contextMemoryMiddleware in createAgent', () => {
     // Bad ids and bad input come back as tool errors the model can correct.
     expect(results[2]).toMatch(/not found|missing-id/i);
     expect(results[3]).toMatch(/query/i);
+  });
+
+  it('prepares each model call once: the model call reuses what beforeModel prepared', async () => {
+    const { model } = createScriptedAgent({ toolSteps: 2 });
+    let compactions = 0;
+    const memory = contextMemoryMiddleware({
+      contextWindow: WINDOW,
+      summarizerModel: model,
+      onEvent: (event) => {
+        if (event.type === 'compaction') compactions++;
+      },
+    });
+    const prepare = vi.spyOn(memory.manager, 'prepare');
+    const agent = createAgent({
+      model,
+      tools: [lookup],
+      systemPrompt: SYSTEM_PROMPT,
+      middleware: [memory],
+    });
+    await runTurns(agent, 10);
+    const calls = model.calls.filter((messages) => !isSummaryRequest(messages)).length;
+    expect(calls).toBe(30);
+    // The first call learns the system prompt, so its model call prepares again.
+    expect(prepare.mock.calls.length).toBeLessThanOrEqual(calls + 1);
+    // Compactions replaced the state along the way, and their messages were recognised as well.
+    expect(compactions).toBeGreaterThan(0);
   });
 
   it('keeps the summary calls out of the messages stream', async () => {

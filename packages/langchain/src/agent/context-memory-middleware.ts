@@ -217,6 +217,7 @@ export function contextMemoryMiddleware(options: ContextMemoryMiddlewareOptions 
         scope,
         ...(runtime.signal ? { abortSignal: runtime.signal } : {}),
       });
+      preparedPrompts.set(key, { messages: prepared.messages, tokens: prepared.tokens });
       const output = system
         ? prepared.messages.filter((message) => message !== system)
         : prepared.messages;
@@ -224,7 +225,9 @@ export function contextMemoryMiddleware(options: ContextMemoryMiddlewareOptions 
       return {
         messages: [
           new RemoveMessage({ id: REMOVE_ALL_MESSAGES }),
-          ...converter.toLangChain(output),
+          // With ids, LangGraph's reducer leaves the created messages as they are, so they convert
+          // back to the very ctxmem messages and the model call below can reuse this work.
+          ...converter.toLangChain(output, { assignIds: true }),
         ],
       };
     },
