@@ -20,6 +20,7 @@ export {
   emptySections,
   renderSummary,
   SUMMARY_HEADING,
+  SUMMARY_PREAMBLE,
   SUMMARY_SECTION_TITLES,
 } from './render-summary.js';
 export {

@@ -1,5 +1,10 @@
 import type { StructuredSummary, SummarySections } from '../contracts/index.js';
-import { emptySections, SUMMARY_HEADING, SUMMARY_SECTION_TITLES } from './render-summary.js';
+import {
+  emptySections,
+  SUMMARY_HEADING,
+  SUMMARY_PREAMBLE,
+  SUMMARY_SECTION_TITLES,
+} from './render-summary.js';
 
 const SECTION_BY_TITLE = new Map(
   (Object.entries(SUMMARY_SECTION_TITLES) as Array<[keyof SummarySections, string]>).map(
@@ -11,7 +16,8 @@ const SECTION_BY_TITLE = new Map(
 export function stripSummaryHeading(text: string): string {
   const trimmed = text.trim();
   if (!trimmed.startsWith(SUMMARY_HEADING)) return trimmed;
-  return trimmed.slice(SUMMARY_HEADING.length).trim();
+  const body = trimmed.slice(SUMMARY_HEADING.length).trim();
+  return body.startsWith(SUMMARY_PREAMBLE) ? body.slice(SUMMARY_PREAMBLE.length).trim() : body;
 }
 
 /**

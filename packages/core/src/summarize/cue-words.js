@@ -1,0 +1,185 @@
+/**
+ * Cue words the extractive summarizer sorts sentences by, in English, Chinese and Japanese. The
+ * lists favour precision: a sentence without a cue still survives as a key fact when it carries a
+ * number, date, name or identifier.
+ */
+const CUES = [
+  [
+    'preference',
+    new RegExp(
+      [
+        String.raw`\b(?:i|we)\s+(?:really\s+|also\s+|usually\s+|generally\s+|do(?:n't| not)\s+)?(?:prefer|like|love|hate|dislike|enjoy|favou?r)\b`,
+        String.raw`\bi'?d\s+(?:rather|prefer|like)\b`,
+        String.raw`\bmy\s+(?:favou?rite|preference|preferred)\b`,
+        String.raw`\bprefer(?:s|red|ably)?\b`,
+        '喜欢|偏好|倾向于|讨厌|爱用|习惯用|习惯于',
+        '好き|嫌い|好み|の方がいい',
+      ].join('|'),
+      'iu',
+    ),
+  ],
+  [
+    'decision',
+    new RegExp(
+      [
+        String.raw`\b(?:decided|decide to|decision|settled on|opted|agreed|chose|chosen)\b`,
+        String.raw`\b(?:we|i)(?:'ll|\s+will|\s+are going to|'re going to)\s+(?:use|go with|stick with|switch to|adopt)\b`,
+        String.raw`\blet'?s\s+(?:use|go with|stick with|pick|choose|switch to|adopt)\b`,
+        String.raw`\b(?:going|go) with\b`,
+        String.raw`\bswitch(?:ed)? to\b`,
+        '决定|确定用|选定|选择了|采用|就用|改用|定了|敲定',
+        '決定|決めた|決めました|にします|にしましょう|採用',
+      ].join('|'),
+      'iu',
+    ),
+  ],
+  [
+    'constraint',
+    new RegExp(
+      [
+        String.raw`(?<!\b(?:i|we|you|they)\s+)\b(?:do not|don't)\b`,
+        // Not the small talk that shares the words: "must have been", "can't wait", "never forget".
+        String.raw`\b(?:must(?!'ve|\s+have\s+been|\s+be\s+(?:so|really|such|very|pretty|quite|super|tough|hard|fun|nice|great|amazing|awesome|exciting|wonderful|cool)\b)|mustn't|never(?!\s+(?:forget|thought|imagined)\b)|always(?!\s+remember\b)|(?:cannot|can't)(?!\s+(?:wait|believe|imagine|thank|agree|stop|help)\b)|should not|shouldn't|not allowed|required|requirement|mandatory|forbidden|only use|at most|at least|no more than|no later than|deadline|avoid)\b`,
+        '必须|务必|一定要|不要|不能|不得|禁止|不允许|只能|不可以|别用|至少|最多|不超过|截止',
+        '必ず|してはいけない|しないで|ないでください|べき|だめ|ダメ|以内',
+      ].join('|'),
+      'iu',
+    ),
+  ],
+  [
+    'todo',
+    new RegExp(
+      [
+        String.raw`\b(?:todo|to-do|next steps?|need to|needs to|have to|has to|remaining|follow[- ]up|remember to|don't forget|later|tomorrow|plan to|pending|still need|will (?:add|fix|implement|write|update|check|test|deploy|review))\b`,
+        String.raw`^\[ \]`,
+        '待办|下一步|接下来|还要|还需|记得|稍后|之后再|计划|待完成|未完成',
+        '次に|やること|予定|後で|あとで|残り|今度|TODO',
+      ].join('|'),
+      'iu',
+    ),
+  ],
+  [
+    'fact',
+    new RegExp(
+      [
+        String.raw`\b(?:remember(?: that)?|note that|keep in mind|for the record|fyi|my name is|call me|i work (?:at|for|on|in)|i live in|i'?m based in)\b`,
+        '记住|记下|请记|我叫|我的名字|我住在|我在.{1,12}工作',
+        '覚えて|覚えておいて|メモして|私の名前',
+      ].join('|'),
+      'iu',
+    ),
+  ],
+];
+/** A goal stated in so many words; otherwise the goal is the first user request. */
+const GOAL_CUE =
+  /\b(?:my goal|the goal|our goal|the objective|our objective|the aim is|we are building|i am building|i'm building)\b|目标|目的是|目標|ゴール/iu;
+const URL = /\bhttps?:\/\/[^\s)>\]]+/iu;
+const PATH =
+  /(?:^|[\s(`'"])(?:~|\.{1,2})?\/[\w.@-]+(?:\/[\w.@-]*)*|\b[\w.-]+(?:\/[\w.@-]+){2,}|\b[\w.-]+\/[\w@-]+\.\w+|\b[\w-]+\.(?:ts|tsx|js|jsx|mjs|cjs|py|json|md|ya?ml|toml|go|rs|java|kt|rb|php|cs|cpp|c|h|sql|sh|txt|csv|css|html|env|lock)\b|\b[A-Za-z]:\\[\w\\.-]+/u;
+const VERSION = /\bv?\d+\.\d+(?:\.\d+)*\b/u;
+const IDENTIFIER =
+  /\b[A-Z][A-Z0-9]+-\d+\b|#\d+\b|\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b|\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b|\b[\w.+-]+@[\w-]+\.[\w.]+|`[^`\n]+`|\b[a-z]+_[a-z_]+\b|\b[a-z]+[A-Z]\w*\b/u;
+const DATE =
+  /\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|june?|july?|aug(?:ust)?|sep(?:tember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|monday|tuesday|wednesday|thursday|friday|saturday|sunday|today|tomorrow|yesterday|next week|next month)\b|\d+\s*[年月日号点時]|星期|周[一二三四五六日]|明天|今天|昨天|下周|下个月|明日|今日|来週|来月/iu;
+const NUMBER = /\d/u;
+/** A capitalised word that is not the first word of the sentence: likely a name. */
+const NAME = /(?<=\S\s+)(?!I\b)[A-Z][a-z]+(?:[A-Z][a-z]+)*\b|(?<=\S\s+)[A-Z]{2,}\b/u;
+/** The first cue class a sentence matches, in order of how specific the class is. */
+export function sentenceKind(sentence) {
+  for (const [kind, pattern] of CUES) {
+    if (pattern.test(sentence)) return kind;
+  }
+  return undefined;
+}
+export function hasGoalCue(sentence) {
+  return GOAL_CUE.test(sentence);
+}
+/** Identifiers worth keeping verbatim: URLs, paths, versions, ids, emails, inline code. */
+export function hasIdentifier(sentence) {
+  return (
+    URL.test(sentence) || PATH.test(sentence) || VERSION.test(sentence) || IDENTIFIER.test(sentence)
+  );
+}
+/**
+ * Whether a sentence with no cue is still worth keeping as a key fact. Users' sentences count with
+ * any number or name; the assistant's (longer and chattier) need an identifier or a date.
+ */
+export function isKeyFact(sentence, fromUser) {
+  if (hasIdentifier(sentence) || DATE.test(sentence)) return true;
+  return fromUser && (NUMBER.test(sentence) || NAME.test(sentence));
+}
+export function isQuestion(sentence) {
+  return /[?？]\s*$/u.test(sentence);
+}
+/** First-person sentences get a speaker prefix so "I prefer…" still makes sense in a summary. */
+export function isFirstPerson(sentence) {
+  return /\b(?:i|i'm|i'd|i'll|i've|me|my|mine|we|we're|we'll|we've|us|our|let's)\b|我|私|僕|俺/iu.test(
+    sentence,
+  );
+}
+const COMMAND_WORDS =
+  'npm|pnpm|npx|yarn|bun|deno|node|tsx|tsc|git|gh|docker|docker-compose|kubectl|helm|pip|pip3|uv|poetry|python|python3|cargo|rustup|go|make|cmake|curl|wget|cd|ls|cat|mkdir|rm|cp|mv|chmod|chown|ssh|scp|rsync|brew|apt|apt-get|yum|dnf|sudo|bash|sh|zsh|export|psql|mysql|redis-cli|vitest|jest|pytest|terraform|aws|gcloud|az|systemctl|journalctl|grep|sed|awk|find|tar|unzip|java|mvn|gradle|dotnet';
+/** A line that is a shell command: `$ command …`, or a known command word with arguments. */
+export const SHELL_PROMPT_LINE = /^\s*\$\s+(\S.*)$/u;
+export const COMMAND = new RegExp(String.raw`^(?:${COMMAND_WORDS})(?:\s+\S.*)$`, 'u');
+/**
+ * Words that say nothing on their own: English function words, fillers and the small talk of
+ * chats ("thanks, that's great!"). They never count towards a sentence's information content.
+ */
+export const UNINFORMATIVE_WORDS = new Set(
+  (
+    "a about above after again against all am an and any are aren't as at be because been before being below between both but by can can't cannot could couldn't did didn't do does doesn't doing don't down during each few for from further had hadn't has hasn't have haven't having he he'd he'll he's her here here's hers herself him himself his how how's i i'd i'll i'm i've if in into is isn't it it'd it'll it's its itself let let's me more most my myself nor not of off on once only or other ought our ours ourselves out over own same she she'd she'll she's should shouldn't so some such than that that'd that'll that's the their theirs them themselves then there there's these they they'd they'll they're they've this those through to too under until up upon us very was wasn't we we'd we'll we're we've were weren't what what's when when's where where's which while who who's whom why why's will with won't would wouldn't you you'd you'll you're you've your yours yourself yourselves " +
+    'also just really actually still even ever got get gets getting go goes going gone gonna wanna gotta lot lots much many thing things stuff something anything everything nothing way kind sort bit quite pretty rather maybe probably perhaps definitely totally absolutely certainly sure right well now yet though although however anyway anyways ' +
+    'yeah yes yep yup ok okay oh ah aw aww um uh hmm huh wow woah whoa hey hi hello bye goodbye thanks thank thx please sorry haha hahaha lol omg ' +
+    'great awesome amazing cool nice good glad fun happy lovely wonderful fantastic incredible super sweet neat terrific brilliant congrats congratulations cheers ' +
+    'know think feel felt mean means see saw look looks looking looked seem seems seemed sound sounds sounded hear heard agree appreciate guess bet wait tell told say said talk talking'
+  ).split(' '),
+);
+/**
+ * An interjection or a thank-you at the start of a sentence, with the punctuation after it:
+ * "Wow, ", "Oh! ", "Thanks so much, ". Stripped from kept sentences; "No," is not among them
+ * because it carries meaning.
+ */
+export const LEADING_INTERJECTION =
+  /^(?:(?:wow|woah|whoa|oh|ooh|ah|aw+|hey|hi|hello|yeah|yes|yep|yup|ok|okay|well|so|um|uh|hmm|haha|hahaha|lol|omg|cool|great|nice|awesome|amazing|sure|right|indeed|absolutely|totally|definitely|thanks(?: so much| a lot)?|thank you(?: so much)?|sorry|gosh|man|dude|alright|all right)(?:\s*[,!.…—–-]+\s*|\s+(?=\S+[,!.]))+)+/iu;
+const TIME_OF_DAY = /\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s*[ap]\.?m\b/iu;
+const NUMERIC_DATE = /\b\d{4}[-/.]\d{1,2}[-/.]\d{1,2}\b|\b\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}\b/u;
+/** "May" is a month only next to a day number; a year is a date when it stands in brackets. */
+const DAY_OF_MAY_OR_YEAR =
+  /\b\d{1,2}(?:st|nd|rd|th)?\s+may\b|\bmay\s+\d{1,2}\b|\b(?:19|20)\d{2}\b/iu;
+/** Whether a short bracketed text reads as a timestamp: a date, a weekday or a time of day. */
+export function isTimestamp(text) {
+  return (
+    DATE.test(text) ||
+    TIME_OF_DAY.test(text) ||
+    NUMERIC_DATE.test(text) ||
+    DAY_OF_MAY_OR_YEAR.test(text)
+  );
+}
+const INSTRUCTION = new RegExp(
+  [
+    String.raw`^(?:please\s+)?(?:never|always|don't|do not|must|only|avoid|make sure|ensure|keep|use|prefer|stop)\b`,
+    String.raw`\b(?:you|we)\s+(?:must|mustn't|should|shouldn't|can't|cannot|need to|have to|are not allowed to)\b`,
+    String.raw`\b(?:i|we)\s+(?:(?:really|also|strongly|always)\s+)?prefer\b|\bi'?d\s+(?:rather|prefer)\b|\b(?:want|need) you to\b`,
+    String.raw`\b(?:decided|settled on|let'?s\s+(?:use|go with|stick with|switch to)|go with|stick with|switch(?:ed)? to|agreed on)\b`,
+    String.raw`\b(?:required|mandatory|forbidden|not allowed|deadline|at most|at least|no more than|no later than)\b`,
+    '必须|务必|一定要|不要|不能|不得|禁止|不允许|只能|别用|决定|采用|就用|改用|偏好',
+    '必ず|してはいけない|しないで|ないでください|決定|採用|にします',
+  ].join('|'),
+  'iu',
+);
+/**
+ * A sentence phrased as an instruction or a firm choice ("Never touch prod.", "We must…", "I
+ * prefer…", "Let's use…"), as opposed to small talk that shares cue words ("I'll never forget
+ * that!", "I love it"). What a working session must not lose.
+ */
+export function isInstruction(sentence) {
+  return INSTRUCTION.test(sentence);
+}
+const SMALL_TALK =
+  /^(?:(?:it'?s\s+)?(?:so\s+|really\s+)?(?:good|nice|great|lovely)\s+to\s+(?:see|hear from|meet|talk to)\s+you(?:\s+(?:too|again|all))?|long time no (?:see|talk)|how\s+(?:are|have)\s+you(?:\s+been)?(?:\s+doing)?|how's it going|what'?s up|what'?s new|see you(?:\s+(?:soon|later|around|then))?|talk (?:to you )?(?:soon|later)|take care|good (?:morning|afternoon|evening|night)|have a (?:good|great|nice) (?:day|one|night|weekend)|you too|me too|same here|no problem|no worries|my pleasure|of course|sounds like a plan|you'?re welcome|anything new|好久不见|你好|您好|谢谢|再见|早上好|晚上好|お疲れ様|ありがとう|こんにちは|久しぶり)[\s\p{P}\p{S}]*$/iu;
+/** A whole sentence of greeting or courtesy ("Long time no see!", "Good to see you too."). */
+export function isSmallTalk(sentence) {
+  return SMALL_TALK.test(sentence);
+}
+//# sourceMappingURL=cue-words.js.map

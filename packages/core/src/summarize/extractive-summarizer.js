@@ -1,0 +1,511 @@
+import { BudgetExceededError, InvalidArgumentError, SummarizerError } from '../errors/index.js';
+import { toolCallsOf, toolOutputText, toolResultsOf } from '../messages/index.js';
+import {
+  COMMAND,
+  hasGoalCue,
+  hasIdentifier,
+  isFirstPerson,
+  isInstruction,
+  isQuestion,
+  isSmallTalk,
+  LEADING_INTERJECTION,
+  SHELL_PROMPT_LINE,
+  sentenceKind,
+} from './cue-words.js';
+import { fitSummary } from './fit-summary.js';
+import { contentWords } from './information-content.js';
+import { readPreamble, speakerLabelOf, speakerLabels } from './message-preamble.js';
+import { SUMMARY_HEADING, SUMMARY_SECTION_TITLES } from './render-summary.js';
+import { selectBullets } from './select-bullets.js';
+import { prepareSummaryInput } from './summary-input.js';
+import {
+  collapseWhitespace,
+  comparisonKey,
+  headAndTail,
+  stripPleasantries,
+  truncateText,
+} from './summary-text.js';
+import { requireCounter, requirePositiveInteger } from './validate-options.js';
+
+const CARD_TYPE = {
+  preference: 'preference',
+  decision: 'decision',
+  constraint: 'constraint',
+  todo: 'todo',
+  fact: 'fact',
+};
+/** Preferences are instructions about how to work, so they sit with the constraints. */
+const SECTION_OF = {
+  preference: 'constraints',
+  decision: 'decisions',
+  constraint: 'constraints',
+  todo: 'todos',
+  fact: 'keyFacts',
+};
+/**
+ * A summarizer that needs no model. It splits the messages into sentences, takes the small talk
+ * off them (greetings, thank-yous, "Wow, Caroline,"), and keeps those that tell the most per
+ * token: each word is worth more the rarer it is in the input (names, numbers, dates, places and
+ * identifiers count extra), a word already kept counts little again, and the user's instructions
+ * and decisions, constraints, preferences and TODOs (cue words in English, Chinese and Japanese)
+ * weigh more. Kept sentences are listed in chronological order in their sections; a transcript's
+ * timestamps (`(3:31 pm on 23 August, 2023) Caroline: …`) are written once per run and its speaker
+ * labels replace the role. The goal is the first user request. The previous summary's bullets
+ * compete with the new sentences, with a fair share of the budget kept for them. Tool calls keep
+ * their name, arguments and the head of their result. Deterministic and offline, which makes it
+ * the default and the last fallback of every chain.
+ */
+export function createExtractiveSummarizer({
+  counter,
+  name = 'extractive',
+  maxSentenceChars = 300,
+  maxSnippetChars = 800,
+  toolArgumentsChars = 160,
+  toolResultChars = 120,
+  maxCards = 20,
+}) {
+  requireCounter(counter);
+  for (const [option, value] of Object.entries({
+    maxSentenceChars,
+    maxSnippetChars,
+    toolArgumentsChars,
+    toolResultChars,
+  })) {
+    requirePositiveInteger(option, value);
+  }
+  if (!Number.isInteger(maxCards) || maxCards < 0) {
+    throw new InvalidArgumentError({
+      message: `maxCards must be a non-negative integer, got ${maxCards}`,
+      argument: 'maxCards',
+    });
+  }
+  const settings = { maxSentenceChars, maxSnippetChars, toolArgumentsChars, toolResultChars };
+  // A rolling summary hands its bullets back on every call: count each line once.
+  const lineTokens = new Map();
+  return {
+    name,
+    async summarize(request) {
+      const input = prepareSummaryInput(request, name);
+      const extracted = extract(input.messages, input.previousSummary, settings);
+      let summary;
+      try {
+        const selected = selectBullets(extracted.candidates, {
+          maxTokens: request.maxTokens,
+          counter,
+          freeText: input.previousSummary?.freeText?.trim() || undefined,
+          lineTokens,
+        });
+        summary = fitSummary(selected, request.maxTokens, counter);
+      } catch (error) {
+        if (!BudgetExceededError.isInstance(error)) throw error;
+        throw new SummarizerError({
+          message: `Summarizer ${name} cannot fit a summary in ${request.maxTokens} tokens`,
+          summarizer: name,
+          cause: error,
+        });
+      }
+      const cards = maxCards === 0 ? [] : extracted.cards.slice(-maxCards);
+      return { summary, cards, calls: 0 };
+    },
+  };
+}
+/** How much a sentence's words are worth in each role, relative to a plain key fact. */
+const WEIGHT = {
+  goal: 3,
+  decision: 1.5,
+  constraint: 1.5,
+  preference: 1.2,
+  todo: 1.2,
+  fact: 2,
+  instruction: 3,
+  keyFact: 1,
+  tool: 1,
+  snippet: 1,
+  /** A question asks more than it tells. */
+  question: 0.5,
+  /** The newest candidate is worth this much more than the oldest, all else equal. */
+  recency: 0.5,
+};
+/** What a word of a tool's result is worth next to a word of its call. */
+const RESULT_SHARE = 0.3;
+/** Words that address the listener without naming anyone. */
+const GENERIC_ADDRESSEES = new Set(['guys', 'everyone', 'folks', 'buddy', 'dude', 'man', 'friend']);
+/**
+ * Turns the previous summary's bullets and the new messages' sentences, tool calls and snippets
+ * into candidates, oldest first. A sentence that repeats an earlier bullet replaces it (the
+ * newest wording and position win), except that the goal keeps its first position.
+ */
+function extract(messages, previousSummary, settings) {
+  const candidates = [];
+  const byKey = new Map();
+  const goalKeys = new Set();
+  let group = 0;
+  const add = (candidate, key) => {
+    if (key === '' || goalKeys.has(key)) return;
+    const earlier = byKey.get(key);
+    if (earlier !== undefined) candidates[earlier] = undefined;
+    if (candidate.section === 'goal') goalKeys.add(key);
+    byKey.set(key, candidates.length);
+    candidates.push({ ...candidate, order: candidates.length });
+  };
+  const knownSpeakers = previousSummary
+    ? addPreviousBullets(previousSummary, add, () => group++)
+    : [];
+  const texts = messages.map(plainText);
+  const speakers = speakerLabels(texts, knownSpeakers);
+  const addressees = new Set();
+  for (const speaker of speakers) {
+    for (const word of speaker.split(' ')) addressees.add(word.toLowerCase());
+  }
+  for (const message of messages) if (message.name) addressees.add(message.name.toLowerCase());
+  const isAddressee = (word) => {
+    const lower = word.toLowerCase();
+    if (GENERIC_ADDRESSEES.has(lower) || addressees.has(lower)) return true;
+    // Short forms of a speaker's name: "Mel" for Melanie.
+    return lower.length >= 3 && [...addressees].some((name) => name.startsWith(lower));
+  };
+  const cards = [];
+  const cardKeys = new Set();
+  let needsGoal = (previousSummary?.sections.goal.length ?? 0) === 0;
+  const results = collectToolResults(messages);
+  const reportedResults = new Set();
+  /** A tool bullet: the call tells what was done; the head of its result only previews data. */
+  const addTool = (call, result) => {
+    const text = result === undefined ? call : `${call}${result}`;
+    const words = new Map(contentWords(call).map((word) => [word.key, word]));
+    for (const word of result === undefined ? [] : contentWords(result)) {
+      if (!words.has(word.key)) words.set(word.key, { ...word, boost: word.boost * RESULT_SHARE });
+    }
+    add(
+      {
+        section: 'background',
+        text,
+        prefix: '',
+        group: group++,
+        words: [...words.values()],
+        weight: WEIGHT.tool,
+      },
+      comparisonKey(text),
+    );
+  };
+  messages.forEach((message, messageIndex) => {
+    if (message.role === 'tool') {
+      // A result whose call is in this batch was reported with the call.
+      for (const result of toolResultsOf(message)) {
+        if (reportedResults.has(result.toolCallId)) continue;
+        addTool(`Tool result ${result.toolName}: `, resultHead(result, settings.toolResultChars));
+      }
+      return;
+    }
+    for (const call of toolCallsOf(message)) {
+      const argumentsText = truncateText(
+        collapseWhitespace(JSON.stringify(call.input) ?? ''),
+        settings.toolArgumentsChars,
+      );
+      const result = results.get(call.toolCallId);
+      if (result) reportedResults.add(call.toolCallId);
+      addTool(
+        `Tool ${call.toolName}(${argumentsText})`,
+        result ? ` → ${resultHead(result, settings.toolResultChars)}` : undefined,
+      );
+    }
+    let text = texts[messageIndex];
+    if (message.ctxmem?.kind === 'tool-run-record') {
+      const record = readToolRunRecord(text, settings);
+      for (const tool of record.tools) addTool(tool.call, tool.result);
+      text = record.prose;
+    }
+    const fromUser = message.role === 'user';
+    const preamble = readPreamble(message, text, speakers);
+    const { prose, snippets } = splitCode(preamble.body, settings.maxSnippetChars);
+    for (const snippet of snippets) {
+      add(
+        {
+          section: 'snippets',
+          text: snippet,
+          prefix: '',
+          group: group++,
+          words: contentWords(snippet),
+          weight: WEIGHT.snippet,
+        },
+        bulletKey(snippet),
+      );
+    }
+    const messageGroup = group++;
+    const sentences = splitSentences(prose);
+    for (const sentence of sentences) {
+      const cleaned = stripPleasantries(sentence, isAddressee, LEADING_INTERJECTION);
+      const words = contentWords(cleaned);
+      if (words.length === 0 || isFragment(cleaned) || isSmallTalk(cleaned)) continue;
+      const text = truncateText(cleaned, settings.maxSentenceChars);
+      const key = bulletKey(text);
+      const base = {
+        text,
+        group: messageGroup,
+        words,
+        ...(preamble.timestamp === undefined ? {} : { timestamp: preamble.timestamp }),
+      };
+      const question = isQuestion(cleaned);
+      const found = question ? undefined : sentenceKind(cleaned);
+      // The assistant's "note that…" is commentary, not something the user asked to remember.
+      const kind = found === 'fact' && !fromUser ? undefined : found;
+      const speaker = preamble.speaker
+        ? `${preamble.speaker}: `
+        : fromUser
+          ? 'User: '
+          : isFirstPerson(cleaned)
+            ? 'Assistant: '
+            : '';
+      if (kind && !cardKeys.has(key)) {
+        cardKeys.add(key);
+        const card = {
+          content: `${speaker}${text}`,
+          type: CARD_TYPE[kind],
+          tags: tagsOf(cleaned),
+        };
+        if (message.id !== undefined) card.source = message.id;
+        cards.push(card);
+      }
+      // The goal is the opening request: the first user sentence that says something. A line of
+      // a transcript ("Alice: …") is something said between people, not a request.
+      if (fromUser && needsGoal && preamble.speaker === undefined) {
+        needsGoal = false;
+        add({ ...base, section: 'goal', prefix: '', weight: WEIGHT.goal, pinned: true }, key);
+        continue;
+      }
+      // The user's instructions and firm choices are what a working session must not lose.
+      const weight =
+        fromUser && !question && isInstruction(cleaned)
+          ? WEIGHT.instruction
+          : kind
+            ? WEIGHT[kind]
+            : WEIGHT.keyFact * (question ? WEIGHT.question : 1);
+      if (fromUser && !question && hasGoalCue(cleaned)) {
+        add({ ...base, section: 'goal', prefix: '', weight: WEIGHT.goal }, key);
+      } else {
+        add(
+          { ...base, section: kind ? SECTION_OF[kind] : 'keyFacts', prefix: speaker, weight },
+          key,
+        );
+      }
+    }
+  });
+  const kept = candidates.filter((candidate) => candidate !== undefined);
+  const last = Math.max(1, kept.length - 1);
+  kept.forEach((candidate, position) => {
+    candidate.order = position;
+    candidate.weight *= 1 + (WEIGHT.recency * position) / last;
+  });
+  return { candidates: kept, cards };
+}
+/**
+ * The previous summary's bullets as candidates, oldest first, so they compete with the new
+ * sentences on what they tell. The first goal is kept whatever happens. A bullet's timestamp is
+ * read back (bullets without one share the one above them). Returns the speakers the bullets name.
+ */
+function addPreviousBullets(previous, add, nextGroup) {
+  const speakers = new Set();
+  for (const section of Object.keys(SUMMARY_SECTION_TITLES)) {
+    let timestamp;
+    const weight = SECTION_WEIGHT[section];
+    previous.sections[section].forEach((bullet, index) => {
+      if (section === 'goal' || section === 'snippets' || section === 'background') {
+        add(
+          {
+            section,
+            text: bullet,
+            prefix: '',
+            group: nextGroup(),
+            words: contentWords(bullet),
+            weight,
+            earlier: true,
+            ...(section === 'goal' && index === 0 ? { pinned: true } : {}),
+          },
+          bulletKey(bullet),
+        );
+        return;
+      }
+      const dated = readPreamble({ role: 'assistant', content: '' }, bullet, new Set());
+      if (dated.timestamp !== undefined) timestamp = dated.timestamp;
+      const speaker = speakerLabelOf(dated.body);
+      if (speaker !== undefined) speakers.add(speaker);
+      const prefix = speaker === undefined ? '' : `${speaker}: `;
+      const core = speaker === undefined ? dated.body : dated.body.replace(SPEAKER_PREFIX, '');
+      // Sentences compete one by one, as they did when they were first kept.
+      const group = nextGroup();
+      for (const sentence of splitSentences(core)) {
+        add(
+          {
+            section,
+            text: sentence,
+            prefix,
+            group,
+            words: contentWords(sentence),
+            weight,
+            earlier: true,
+            ...(timestamp === undefined ? {} : { timestamp }),
+          },
+          bulletKey(sentence),
+        );
+      }
+    });
+  }
+  return [...speakers].filter((speaker) => speaker !== 'User' && speaker !== 'Assistant');
+}
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/gu;
+/**
+ * "Yay!", "No worries!", "Mel.": fewer than three words and nothing exact (a number, an
+ * identifier) to keep. A CJK character counts as half a word.
+ */
+function isFragment(sentence) {
+  const characters = sentence.match(CJK)?.length ?? 0;
+  const words = sentence.replace(CJK, ' ').match(/[\p{L}\p{N}]+/gu)?.length ?? 0;
+  return words + characters / 2 < 3 && !/\d/u.test(sentence) && !hasIdentifier(sentence);
+}
+/** A leading label ("User: ", "Next step: "): not part of what makes two bullets the same. */
+const LABEL = /^[^:：\n]{1,40}[:：]\s+/u;
+const SPEAKER_PREFIX = /^[^:：]+[:：]\s+/u;
+function bulletKey(text) {
+  return comparisonKey(text.replace(LABEL, ''));
+}
+const SECTION_WEIGHT = {
+  goal: WEIGHT.goal,
+  background: WEIGHT.tool,
+  keyFacts: WEIGHT.keyFact,
+  constraints: WEIGHT.constraint,
+  decisions: WEIGHT.decision,
+  todos: WEIGHT.todo,
+  snippets: WEIGHT.snippet,
+};
+/**
+ * A tool-run record (written by the tool-runs strategy) as tool bullets and prose: its bracketed
+ * header and footer are boilerplate, each numbered call line becomes a tool bullet (name,
+ * arguments and the head of the result, without the reload hint), and quoted assistant text
+ * stays prose.
+ */
+function readToolRunRecord(text, settings) {
+  const tools = [];
+  const prose = [];
+  for (const line of text.split('\n')) {
+    const trimmed = line.trim();
+    if (trimmed === '' || /^\[.*\]$/u.test(trimmed)) continue;
+    const call = /^\d+\.\s+([^\s(]+)\((.*?)\)\s+→\s+(.*?)(?:\s+\(\w+\(".*"\)\))?$/u.exec(trimmed);
+    if (call) {
+      const [, toolName, argumentsText, result] = call;
+      const head = truncateText(unquote(result), settings.toolResultChars);
+      tools.push({
+        call: `Tool ${toolName}(${truncateText(argumentsText, settings.toolArgumentsChars)})`,
+        result: ` → ${head}`,
+      });
+      continue;
+    }
+    const quoted = /^assistant:\s+(.*)$/u.exec(trimmed);
+    prose.push(quoted ? unquote(quoted[1]) : trimmed);
+  }
+  return { tools, prose: prose.join('\n') };
+}
+/** The text of a JSON string literal (the record quotes results as data), else the text itself. */
+function unquote(text) {
+  const errorPrefix = /^error\s+(?=")/u.exec(text)?.[0] ?? '';
+  const body = text.slice(errorPrefix.length);
+  if (!body.startsWith('"')) return text;
+  try {
+    const value = JSON.parse(body);
+    return typeof value === 'string'
+      ? `${errorPrefix ? 'failed: ' : ''}${collapseWhitespace(value)}`
+      : text;
+  } catch {
+    return text;
+  }
+}
+/** Text and plain parts only: reasoning is the model's scratchpad and binary parts have no text. */
+function plainText(message) {
+  if (typeof message.content === 'string') return message.content;
+  const pieces = [];
+  for (const part of message.content) {
+    if (part.type === 'text') pieces.push(part.text);
+  }
+  return pieces.join('\n');
+}
+function collectToolResults(messages) {
+  const results = new Map();
+  for (const message of messages) {
+    for (const result of toolResultsOf(message)) results.set(result.toolCallId, result);
+  }
+  return results;
+}
+function resultHead(result, maxChars) {
+  const failed = result.output.type === 'error-text' || result.output.type === 'error-json';
+  const head = truncateText(collapseWhitespace(toolOutputText(result.output)), maxChars);
+  return failed ? `failed: ${head}` : head;
+}
+/**
+ * Takes fenced code blocks and shell command lines out of the text as snippets and returns the
+ * prose that is left.
+ */
+function splitCode(text, maxSnippetChars) {
+  const snippets = [];
+  const withoutBlocks = text.replace(/```[^\n`]*\n([\s\S]*?)(?:```|$)/g, (_, code) => {
+    const body = code.replace(/\s+$/, '');
+    if (body.trim()) snippets.push(clipSnippet(body, maxSnippetChars));
+    return '\n';
+  });
+  const proseLines = [];
+  for (const line of withoutBlocks.split('\n')) {
+    const prompted = SHELL_PROMPT_LINE.exec(line)?.[1];
+    if (prompted) {
+      snippets.push(clipSnippet(prompted.trim(), maxSnippetChars));
+      continue;
+    }
+    proseLines.push(line);
+    for (const match of line.matchAll(/`([^`\n]+)`/g)) {
+      const code = match[1].trim();
+      if (COMMAND.test(code)) snippets.push(clipSnippet(code, maxSnippetChars));
+    }
+  }
+  return { prose: proseLines.join('\n'), snippets };
+}
+function clipSnippet(code, maxChars) {
+  if (code.length <= maxChars) return code;
+  const head = Math.ceil(maxChars * 0.7);
+  return headAndTail(code, head, Math.max(0, maxChars - head - 40));
+}
+/** Splits prose into sentences: by line, then at `.!?` followed by a space, and at `。！？；`. */
+function splitSentences(prose) {
+  const sentences = [];
+  for (const rawLine of prose.split('\n')) {
+    const line = rawLine
+      .replace(/^\s*(?:#{1,6}\s+|>\s*|[-*+•]\s+|\d+[.)]\s+)/u, '')
+      .replace(/^\[[ xX]\]\s+/u, (checkbox) => (checkbox.includes(' ]') ? '[ ] ' : ''))
+      .trim();
+    if (line === '' || line === SUMMARY_HEADING.replace(/^#+\s*/, '')) continue;
+    for (const piece of line.split(/(?<=[.!?])\s+(?=\S)|(?<=[。！？；])/u)) {
+      const sentence = collapseWhitespace(piece);
+      // Fragments such as "OK." or "1." carry nothing.
+      if (
+        sentence.replace(/[\p{P}\p{S}\s]/gu, '').length >= 3 ||
+        /\p{Script=Han}/u.test(sentence)
+      ) {
+        sentences.push(sentence);
+      }
+    }
+  }
+  return sentences;
+}
+const STOP_WORDS = new Set(
+  'about after also always because been before being could does doing done from have into just like must need never only other should some than that their them then there these they this those through very want what when where which while will with would your user assistant prefer please remember decided'.split(
+    ' ',
+  ),
+);
+/** Up to three topic words: identifiers and longer words, in the order they appear. */
+function tagsOf(sentence) {
+  const tags = [];
+  for (const match of sentence.matchAll(/[A-Za-z][\w.+#-]{3,}/g)) {
+    const word = match[0].replace(/[.-]+$/, '').toLowerCase();
+    if (word.length < 4 || STOP_WORDS.has(word) || tags.includes(word)) continue;
+    tags.push(word);
+    if (tags.length === 3) break;
+  }
+  return tags;
+}
+//# sourceMappingURL=extractive-summarizer.js.map

@@ -1,0 +1,74 @@
+import { UNINFORMATIVE_WORDS } from './cue-words.js';
+
+const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]+/gu;
+const HAS_CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
+/** A word, number or identifier: inner dots, slashes, dashes and apostrophes stay in it. */
+const WORD = /[\p{L}\p{N}_](?:[\p{L}\p{N}_'’./@#+-]*[\p{L}\p{N}_])?/gu;
+const NUMBER_BOOST = 1.5;
+const NAME_BOOST = 1.3;
+const IDENTIFIER_BOOST = 1.5;
+/**
+ * Overlapping character pairs count each character twice and are rarer than words, so a pair
+ * is worth half a word.
+ */
+const CJK_PAIR_BOOST = 0.5;
+/**
+ * The words of `text` that can carry information, each once: function words and small talk are
+ * left out; CJK text, written without spaces, is read as overlapping character pairs.
+ */
+export function contentWords(text) {
+  const words = new Map();
+  const add = (key, boost) => {
+    if (boost > (words.get(key) ?? 0)) words.set(key, boost);
+  };
+  const hasCjk = HAS_CJK.test(text);
+  for (const run of hasCjk ? text.matchAll(CJK_RUN) : []) {
+    const characters = Array.from(run[0]);
+    if (characters.length === 1) add(characters[0], CJK_PAIR_BOOST);
+    for (let index = 0; index + 1 < characters.length; index++) {
+      add(characters[index] + characters[index + 1], CJK_PAIR_BOOST);
+    }
+  }
+  const latin = hasCjk ? text.replace(CJK_RUN, ' ') : text;
+  for (const match of latin.matchAll(WORD)) {
+    const word = match[0];
+    let key = word.toLowerCase();
+    if (key.includes('’')) key = key.replaceAll('’', "'");
+    if (key.endsWith("'s")) key = key.slice(0, -2);
+    if (UNINFORMATIVE_WORDS.has(key)) continue;
+    if (/\d/.test(key)) {
+      add(key, NUMBER_BOOST);
+    } else if (/[./@#_]|\p{Ll}\p{Lu}/u.test(word)) {
+      add(key, IDENTIFIER_BOOST);
+    } else if (key.length >= 2) {
+      const name = /^\p{Lu}/u.test(word) && !startsSentence(latin, match.index);
+      add(key, name ? NAME_BOOST : 1);
+    }
+  }
+  return [...words].map(([key, boost]) => ({ key, boost }));
+}
+/**
+ * How much each word tells, from how many of the `documents` (lists of word keys) contain it: a
+ * word found everywhere (the speakers' names, the topic of the whole chat) tells little, a word
+ * found once tells a lot (inverse document frequency).
+ */
+export function wordInformation(documents) {
+  const frequency = new Map();
+  for (const words of documents) {
+    for (const word of words) frequency.set(word.key, (frequency.get(word.key) ?? 0) + 1);
+  }
+  const total = documents.length + 1;
+  return (key) => Math.log(total / (frequency.get(key) ?? 1));
+}
+/** Whether the word at `index` opens a sentence (a capital there says nothing about a name). */
+function startsSentence(text, index) {
+  let position = index - 1;
+  while (
+    position >= 0 &&
+    (text[position] === ' ' || text[position] === '"' || text[position] === '(')
+  ) {
+    position--;
+  }
+  return position < 0 || '.!?:;\n'.includes(text[position]);
+}
+//# sourceMappingURL=information-content.js.map

@@ -1,0 +1,267 @@
+import { BudgetExceededError, InvalidArgumentError, SummarizerError } from '../errors/index.js';
+import {
+  computeChunkRatio,
+  isOversized,
+  SAFETY_MARGIN,
+  splitByTokens,
+} from './adaptive-chunking.js';
+import { fitSummary } from './fit-summary.js';
+import { parseModelResponse } from './parse-model-response.js';
+import { emptySections, renderSummary } from './render-summary.js';
+import { prepareSummaryInput } from './summary-input.js';
+import {
+  buildSummaryPrompt,
+  renderMessageForPrompt,
+  renderOversizedForPrompt,
+  SUMMARY_SYSTEM_PROMPT,
+} from './summary-prompt.js';
+import { comparisonKey } from './summary-text.js';
+import { requireCounter, requirePositiveInteger } from './validate-options.js';
+
+/** Share of the window the previous summary may take in a prompt. */
+const PREVIOUS_SUMMARY_SHARE = 0.25;
+/** A window that leaves less than this for messages is a configuration mistake. */
+const MIN_MESSAGE_TOKENS = 64;
+/**
+ * A summarizer over a model call. Each call sends the previous summary and the new messages with a
+ * short few-shot prompt and asks for one JSON object with the summary sections and memory cards;
+ * the answer is parsed tolerantly, and an answer that is not JSON is kept as `freeText`. An empty
+ * answer, an empty summary, or a call that throws, times out or is aborted throws `SummarizerError`
+ * — an error text is never returned as a summary.
+ *
+ * When the messages do not fit the model's window they are summarized in chunks (seed 003):
+ * chunks take 40% of the window, less as messages grow (down to 15%), with a 1.2 safety margin;
+ * each chunk's summary is the previous summary of the next. A message larger than half the window
+ * is sent as a head-and-tail excerpt with a note, never whole.
+ */
+export function createModelSummarizer({
+  complete,
+  counter,
+  contextWindow = 32_000,
+  maxOutputTokens,
+  timeoutMs = 60_000,
+  name = 'model',
+  instructions,
+  toolResultChars = 1000,
+  toolArgumentsChars = 1000,
+  oversizedExcerptChars = 2000,
+}) {
+  if (typeof complete !== 'function') {
+    throw new InvalidArgumentError({
+      message: 'complete is required (a CompleteFn)',
+      argument: 'complete',
+    });
+  }
+  requireCounter(counter);
+  requirePositiveInteger('contextWindow', contextWindow);
+  requirePositiveInteger('timeoutMs', timeoutMs);
+  requirePositiveInteger('toolResultChars', toolResultChars);
+  requirePositiveInteger('toolArgumentsChars', toolArgumentsChars);
+  requirePositiveInteger('oversizedExcerptChars', oversizedExcerptChars);
+  if (maxOutputTokens !== undefined) {
+    requirePositiveInteger('maxOutputTokens', maxOutputTokens);
+    if (maxOutputTokens >= contextWindow) {
+      throw new InvalidArgumentError({
+        message: `maxOutputTokens (${maxOutputTokens}) must be smaller than contextWindow (${contextWindow})`,
+        argument: 'maxOutputTokens',
+      });
+    }
+  }
+  const system = instructions?.trim()
+    ? `${SUMMARY_SYSTEM_PROMPT}\n\nAdditional instructions:\n${instructions.trim()}`
+    : SUMMARY_SYSTEM_PROMPT;
+  const systemTokens = counter.countText(system);
+  const renderOptions = { toolResultChars, toolArgumentsChars };
+  const fail = (message, cause) =>
+    new SummarizerError({ message: `Summarizer ${name}: ${message}`, summarizer: name, cause });
+  const fitToBudget = (summary, maxTokens) => {
+    try {
+      return fitSummary(summary, maxTokens, counter);
+    } catch (error) {
+      if (BudgetExceededError.isInstance(error)) {
+        throw fail(`the summary cannot fit in ${maxTokens} tokens`, error);
+      }
+      throw error;
+    }
+  };
+  return {
+    name,
+    async summarize(request) {
+      const input = prepareSummaryInput(request, name);
+      const { maxTokens, abortSignal } = request;
+      if (input.messages.length === 0) {
+        // Nothing new: the previous summary stands (trimmed to the budget), no call needed.
+        const summary = input.previousSummary
+          ? fitToBudget(input.previousSummary, maxTokens)
+          : { sections: emptySections() };
+        return { summary, cards: [], calls: 0 };
+      }
+      const outputTokens =
+        maxOutputTokens ??
+        Math.min(Math.floor(contextWindow / 4), Math.max(1024, 2 * maxTokens + 512));
+      const previousReserve = Math.floor(contextWindow * PREVIOUS_SUMMARY_SHARE);
+      let previous = input.previousSummary;
+      if (previous && counter.countText(renderSummary(previous)) > previousReserve) {
+        previous = fitToBudget(previous, previousReserve);
+      }
+      const previousTokens = Math.max(
+        previous ? counter.countText(renderSummary(previous)) : 0,
+        Math.min(maxTokens, previousReserve),
+      );
+      // The frame of the prompt without previous summary or messages; the placeholders are
+      // counted separately so that the reserve for them is explicit.
+      const frameTokens = counter.countText(
+        buildSummaryPrompt({
+          previousSummary: undefined,
+          renderedMessages: [],
+          maxTokens,
+          part: { index: 999, count: 999 },
+        }),
+      );
+      const messageBudget =
+        contextWindow - outputTokens - systemTokens - frameTokens - previousTokens;
+      if (messageBudget < MIN_MESSAGE_TOKENS) {
+        throw fail(
+          `contextWindow ${contextWindow} leaves only ${messageBudget} tokens for messages ` +
+            `(output ${outputTokens}, system ${systemTokens}, previous summary ${previousTokens})`,
+        );
+      }
+      const items = promptItems(input.messages, messageBudget);
+      const chunks = planChunks(items, messageBudget);
+      const cards = [];
+      const cardKeys = new Set();
+      let calls = 0;
+      for (const [chunkIndex, chunk] of chunks.entries()) {
+        const prompt = buildSummaryPrompt({
+          previousSummary: previous,
+          renderedMessages: chunk.map((item) => item.text),
+          maxTokens,
+          ...(chunks.length > 1 ? { part: { index: chunkIndex + 1, count: chunks.length } } : {}),
+        });
+        const promptTokens = systemTokens + counter.countText(prompt) + outputTokens;
+        if (promptTokens > contextWindow) {
+          // Unreachable with an additive counter (the chunks are packed with a margin), kept so
+          // that a prompt never exceeds the window silently.
+          throw fail(`a prompt of ${promptTokens} tokens does not fit the window ${contextWindow}`);
+        }
+        const answer = await callModel({
+          request: {
+            system,
+            prompt,
+            maxOutputTokens: outputTokens,
+            responseFormat: 'json',
+          },
+          abortSignal,
+        });
+        calls++;
+        const sourceIds = new Map();
+        for (const item of chunk) {
+          if (item.message.id !== undefined) sourceIds.set(item.number, item.message.id);
+        }
+        const parsed = parseModelResponse(answer, sourceIds);
+        if (isEmptySummary(parsed.summary)) {
+          throw fail('the model returned an empty summary');
+        }
+        const isLast = chunkIndex === chunks.length - 1;
+        previous = fitToBudget(
+          parsed.summary,
+          isLast ? maxTokens : Math.min(maxTokens, previousReserve),
+        );
+        for (const card of parsed.cards) {
+          const key = comparisonKey(card.content);
+          if (cardKeys.has(key)) continue;
+          cardKeys.add(key);
+          cards.push(card);
+        }
+      }
+      return { summary: previous, cards, calls };
+    },
+  };
+  function promptItems(messages, messageBudget) {
+    // A message above half the window, or too large to fit a prompt on its own, is excerpted.
+    const limit = Math.min(contextWindow * 0.5, messageBudget / SAFETY_MARGIN);
+    return messages.map((message, index) => {
+      const number = index + 1;
+      const text = renderMessageForPrompt(message, number, renderOptions);
+      const tokens = counter.countText(text);
+      if (!isOversized(tokens, contextWindow) && tokens <= limit) {
+        return { number, message, text, tokens };
+      }
+      let excerptChars = oversizedExcerptChars;
+      let excerpt = '';
+      let excerptTokens = Number.POSITIVE_INFINITY;
+      // Shrink the excerpt until it leaves room for other messages in the same chunk.
+      while (excerptChars >= 16) {
+        excerpt = renderOversizedForPrompt(message, number, {
+          ...renderOptions,
+          tokens,
+          excerptChars,
+        });
+        excerptTokens = counter.countText(excerpt);
+        if (excerptTokens * SAFETY_MARGIN <= messageBudget / 4) break;
+        excerptChars = Math.floor(excerptChars / 2);
+      }
+      return { number, message, text: excerpt, tokens: excerptTokens };
+    });
+  }
+  function planChunks(items, messageBudget) {
+    // One newline per message joins them in the prompt.
+    const margined = (item) => (item.tokens + 1) * SAFETY_MARGIN;
+    if (items.reduce((sum, item) => sum + margined(item), 0) <= messageBudget) return [items];
+    const ratio = computeChunkRatio(
+      items.map((item) => item.tokens),
+      contextWindow,
+    );
+    const chunkTokens = Math.min(Math.floor(contextWindow * ratio), messageBudget);
+    return splitByTokens(items, margined, chunkTokens);
+  }
+  async function callModel({ request, abortSignal }) {
+    if (abortSignal?.aborted) throw fail('aborted', abortSignal.reason);
+    const timeout = new AbortController();
+    const timer = setTimeout(
+      () => timeout.abort(new DOMException(`Timed out after ${timeoutMs} ms`, 'TimeoutError')),
+      timeoutMs,
+    );
+    const signal = abortSignal ? AbortSignal.any([abortSignal, timeout.signal]) : timeout.signal;
+    let stopWaiting;
+    // Do not depend on `complete` honouring the signal: stop waiting as soon as it fires.
+    const aborted = new Promise((_, reject) => {
+      stopWaiting = () => reject(signal.reason);
+      signal.addEventListener('abort', stopWaiting, { once: true });
+    });
+    let answer;
+    try {
+      answer = await Promise.race([
+        Promise.resolve().then(() => complete({ ...request, abortSignal: signal })),
+        aborted,
+      ]);
+    } catch (error) {
+      if (abortSignal?.aborted) throw fail('aborted', abortSignal.reason);
+      if (timeout.signal.aborted) throw fail(`timed out after ${timeoutMs} ms`);
+      throw fail(describeFailure(error), error);
+    } finally {
+      clearTimeout(timer);
+      if (stopWaiting) signal.removeEventListener('abort', stopWaiting);
+    }
+    if (typeof answer !== 'string') throw fail('the model answer is not a string');
+    if (answer.trim() === '') throw fail('the model returned an empty answer');
+    return answer;
+  }
+}
+function isEmptySummary(summary) {
+  return (
+    !summary.freeText?.trim() &&
+    Object.values(summary.sections).every((items) => items.length === 0)
+  );
+}
+/** A short reason for reports; rate limits are named as such so that callers can see them. */
+function describeFailure(error) {
+  const record = typeof error === 'object' && error !== null ? error : {};
+  const message = error instanceof Error ? error.message : String(error);
+  const status = record.status ?? record.statusCode;
+  if (status === 429 || /rate.?limit|too many requests/i.test(message)) {
+    return `the model call was rate limited: ${message}`;
+  }
+  return `the model call failed: ${message}`;
+}
+//# sourceMappingURL=model-summarizer.js.map

@@ -1,0 +1,305 @@
+import { estimateTextTokens } from '../tokens/index.js';
+import { wordInformation } from './information-content.js';
+import { emptySections, renderSummary, SUMMARY_SECTION_TITLES } from './render-summary.js';
+
+/**
+ * A word already in the summary is worth this share of its information again: repeating it adds
+ * little, but "Caroline adopted a dog" and "Melanie adopted a dog" are two facts.
+ */
+const COVERED_SHARE = 0.2;
+/** Sections whose bullets carry their timestamp (a goal or a snippet reads wrong with one). */
+const DATED = new Set(['background', 'keyFacts', 'constraints', 'decisions', 'todos']);
+/** Rounds of filling the room that per-bullet estimates leave (each round counts exactly once). */
+const FILL_ROUNDS = 4;
+/** Lines remembered by a `lineTokens` cache before it starts over. */
+const LINE_CACHE_LIMIT = 20_000;
+/**
+ * Picks the candidates that tell the most per token until the rendered summary reaches
+ * `maxTokens` (a greedy budgeted maximum coverage: each word counts fully once, and a little
+ * after that), then lists them in chronological order within their sections. A timestamp is
+ * written once per run of bullets with the same one. `freeText` is kept as it is and counted.
+ */
+export function selectBullets(
+  candidates,
+  { maxTokens, counter, freeText, lineTokens = new Map() },
+) {
+  /** Lines are counted once; the cache may outlive the call (rolling summaries repeat lines). */
+  const countLine = (text) => {
+    let tokens = lineTokens.get(text);
+    if (tokens === undefined) {
+      tokens = counter.countText(text);
+      if (lineTokens.size >= LINE_CACHE_LIMIT) lineTokens.clear();
+      lineTokens.set(text, tokens);
+    }
+    return tokens;
+  };
+  const count = candidates.length;
+  // Each candidate's words as ids and values, so that a gain is a short loop over arrays.
+  const information = wordInformation(candidates.map((candidate) => candidate.words));
+  const wordIds = new Map();
+  const ids = [];
+  const values = [];
+  for (const candidate of candidates) {
+    const candidateIds = new Int32Array(candidate.words.length);
+    const candidateValues = new Float64Array(candidate.words.length);
+    candidate.words.forEach((word, index) => {
+      let id = wordIds.get(word.key);
+      if (id === undefined) {
+        id = wordIds.size;
+        wordIds.set(word.key, id);
+      }
+      candidateIds[index] = id;
+      candidateValues[index] = information(word.key) * word.boost * candidate.weight;
+    });
+    ids.push(candidateIds);
+    values.push(candidateValues);
+  }
+  const covered = new Uint8Array(wordIds.size);
+  const gainOf = (index) => {
+    const candidateIds = ids[index];
+    const candidateValues = values[index];
+    let gain = 0;
+    for (let word = 0; word < candidateIds.length; word++) {
+      const value = candidateValues[word];
+      gain += covered[candidateIds[word]] ? value * COVERED_SHARE : value;
+    }
+    return gain;
+  };
+  const cover = (index) => {
+    for (const id of ids[index]) covered[id] = 1;
+  };
+  // Ranking uses a fast estimate of each bullet's size; the budget is kept with exact counts,
+  // made only for the candidates that reach the top.
+  const bulletText = (index) => `\n- ${candidates[index].prefix}${candidates[index].text}`;
+  const estimates = new Float64Array(count);
+  const estimateOf = (index) => {
+    estimates[index] ||= Math.max(1, estimateTextTokens(bulletText(index)));
+    return estimates[index];
+  };
+  const costs = new Float64Array(count);
+  const costOf = (index) => {
+    costs[index] ||= Math.max(1, countLine(bulletText(index)));
+    return costs[index];
+  };
+  const selected = new Set();
+  const ratios = new Float64Array(count);
+  candidates.forEach((candidate, index) => {
+    if (!candidate.pinned) return;
+    selected.add(index);
+    cover(index);
+  });
+  const build = () => assemble(candidates, selected, freeText);
+  // Lines are nearly independent for a tokenizer: their cached counts add up to a close estimate
+  // of the whole, which is counted exactly once at the end.
+  let calibration = 0;
+  const measure = (rendered) => {
+    let total = calibration;
+    for (const line of rendered.split('\n')) total += countLine(`\n${line}`);
+    return total;
+  };
+  /** Counts the whole summary exactly and corrects the line estimate by the difference. */
+  const countExactly = () => {
+    const rendered = renderSummary(summary);
+    const exact = counter.countText(rendered);
+    calibration += exact - measure(rendered);
+    return exact;
+  };
+  let summary = build();
+  let tokens = measure(renderSummary(summary));
+  /** Greedy rounds over `pool` until `limit`; returns the candidates left out. */
+  const fill = (pool, limit) => {
+    let waiting = pool;
+    for (let round = 0; round < FILL_ROUNDS && tokens < limit && waiting.length > 0; round++) {
+      const heap = new IndexHeap((index) => candidates[index].order);
+      for (const index of waiting) {
+        const gain = gainOf(index);
+        if (gain > 0) heap.push(index, gain / estimateOf(index));
+      }
+      const skipped = [];
+      const startedSections = new Set();
+      const startedRuns = new Set();
+      for (const index of selected) {
+        startedSections.add(candidates[index].section);
+        startedRuns.add(runKey(candidates[index]));
+      }
+      let planned = tokens;
+      let added = 0;
+      while (heap.size > 0) {
+        const index = heap.pop();
+        const candidate = candidates[index];
+        const gain = gainOf(index);
+        if (gain <= 0) continue;
+        const ratio = gain / estimateOf(index);
+        // Lazy greedy: gains only shrink, so a stale ratio is re-checked against the next best.
+        if (heap.size > 0 && ratio < heap.peekPriority() - 1e-12) {
+          heap.push(index, ratio);
+          continue;
+        }
+        const room = limit - planned;
+        // Far too large for what is left: not worth an exact count.
+        if (room < 2 || estimateOf(index) > room * 1.5) {
+          skipped.push(index);
+          continue;
+        }
+        let cost = costOf(index);
+        if (!startedSections.has(candidate.section)) {
+          cost += countLine(`\n\n### ${SUMMARY_SECTION_TITLES[candidate.section]}`);
+        }
+        const run = runKey(candidate);
+        if (candidate.timestamp !== undefined && !startedRuns.has(run)) {
+          cost += countLine(`(${candidate.timestamp}) `);
+        }
+        if (planned + cost > limit) {
+          skipped.push(index);
+          continue;
+        }
+        planned += cost;
+        startedSections.add(candidate.section);
+        startedRuns.add(run);
+        selected.add(index);
+        ratios[index] = ratio;
+        cover(index);
+        added++;
+      }
+      if (added === 0) break;
+      summary = build();
+      tokens = measure(renderSummary(summary));
+      waiting = skipped;
+    }
+    return pool.filter((index) => !selected.has(index));
+  };
+  const open = candidates.flatMap((candidate, index) => (candidate.pinned ? [] : [index]));
+  const earlier = open.filter((index) => candidates[index].earlier);
+  const newer = open.filter((index) => !candidates[index].earlier);
+  if (earlier.length > 0 && newer.length > 0) {
+    // Fair across age: the previous summary keeps at least its share of what is on offer, so a
+    // new batch as informative as the old one cannot push it out wholesale (and old bullets,
+    // already chosen once, keep at least a part of the room when the new batch is large).
+    const offered = (indexes) =>
+      indexes.reduce((sum, index) => sum + (gainOf(index) > 0 ? estimateOf(index) : 0), 0);
+    const earlierTokens = offered(earlier);
+    const share = earlierTokens / (earlierTokens + offered(newer));
+    fill(earlier, tokens + Math.floor((maxTokens - tokens) * share));
+  }
+  let left = fill(
+    open.filter((index) => !selected.has(index)),
+    maxTokens,
+  );
+  tokens = countExactly();
+  // The line estimate runs high: use the room it left, now that it is calibrated.
+  for (let pass = 0; pass < 2 && tokens < maxTokens - 1 && left.length > 0; pass++) {
+    const before = selected.size;
+    left = fill(left, maxTokens);
+    if (selected.size === before) break;
+    tokens = countExactly();
+  }
+  // Per-bullet estimates are not exact: give up the least valuable bullets while over budget.
+  if (tokens > maxTokens) {
+    const removable = [...selected]
+      .filter((index) => !candidates[index].pinned)
+      .sort((a, b) => ratios[a] - ratios[b] || candidates[a].order - candidates[b].order);
+    for (const index of removable) {
+      if (tokens <= maxTokens) break;
+      selected.delete(index);
+      summary = build();
+      tokens = counter.countText(renderSummary(summary));
+    }
+  }
+  return summary;
+}
+function runKey(candidate) {
+  return `${candidate.section}\u0000${candidate.timestamp ?? ''}`;
+}
+/** Renders the kept candidates into sections: chronological, joined per group, dated per run. */
+function assemble(candidates, selected, freeText) {
+  const sections = emptySections();
+  const kept = [...selected].map((index) => candidates[index]).sort((a, b) => a.order - b.order);
+  for (const key of Object.keys(SUMMARY_SECTION_TITLES)) {
+    const bullets = sections[key];
+    let previous;
+    let shownTimestamp;
+    for (const candidate of kept) {
+      if (candidate.section !== key) continue;
+      if (
+        previous !== undefined &&
+        previous.group === candidate.group &&
+        previous.prefix === candidate.prefix &&
+        previous.timestamp === candidate.timestamp
+      ) {
+        bullets[bullets.length - 1] += ` ${candidate.text}`;
+      } else {
+        const dated =
+          DATED.has(key) &&
+          candidate.timestamp !== undefined &&
+          candidate.timestamp !== shownTimestamp;
+        if (dated) shownTimestamp = candidate.timestamp;
+        bullets.push(
+          `${dated ? `(${candidate.timestamp}) ` : ''}${candidate.prefix}${candidate.text}`,
+        );
+      }
+      previous = candidate;
+    }
+  }
+  return freeText ? { sections, freeText } : { sections };
+}
+/** A max-heap of candidate indexes by priority; ties go to the newer candidate, for determinism. */
+class IndexHeap {
+  orderOf;
+  indexes = [];
+  priorities = [];
+  constructor(orderOf) {
+    this.orderOf = orderOf;
+  }
+  get size() {
+    return this.indexes.length;
+  }
+  peekPriority() {
+    return this.priorities[0] ?? Number.NEGATIVE_INFINITY;
+  }
+  push(index, priority) {
+    this.indexes.push(index);
+    this.priorities.push(priority);
+    let position = this.indexes.length - 1;
+    while (position > 0) {
+      const parent = (position - 1) >> 1;
+      if (!this.before(position, parent)) break;
+      this.swap(position, parent);
+      position = parent;
+    }
+  }
+  /** Removes and returns the index with the highest priority; the heap must not be empty. */
+  pop() {
+    const top = this.indexes[0];
+    const lastIndex = this.indexes.pop();
+    const lastPriority = this.priorities.pop();
+    if (this.indexes.length === 0) return top;
+    this.indexes[0] = lastIndex;
+    this.priorities[0] = lastPriority;
+    let position = 0;
+    for (;;) {
+      const left = position * 2 + 1;
+      const right = left + 1;
+      let best = position;
+      if (left < this.indexes.length && this.before(left, best)) best = left;
+      if (right < this.indexes.length && this.before(right, best)) best = right;
+      if (best === position) break;
+      this.swap(position, best);
+      position = best;
+    }
+    return top;
+  }
+  before(first, second) {
+    const a = this.priorities[first];
+    const b = this.priorities[second];
+    return (
+      a > b || (a === b && this.orderOf(this.indexes[first]) > this.orderOf(this.indexes[second]))
+    );
+  }
+  swap(first, second) {
+    const indexes = this.indexes;
+    const priorities = this.priorities;
+    [indexes[first], indexes[second]] = [indexes[second], indexes[first]];
+    [priorities[first], priorities[second]] = [priorities[second], priorities[first]];
+  }
+}
+//# sourceMappingURL=select-bullets.js.map

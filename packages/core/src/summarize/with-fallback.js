@@ -1,0 +1,72 @@
+import { InvalidArgumentError, SummarizerError } from '../errors/index.js';
+/**
+ * A summarizer that tries `primary`, then each fallback in order, and returns the first result.
+ * When a fallback produced it, the result says so: `fallback: { from, reason }` names the primary
+ * and why it (and any fallback before the one that worked) failed. The recommended chain for a
+ * model is `withFallback(modelSummarizer, extractiveSummarizer)`: the extractive summarizer needs
+ * no model, so the chain only fails on a budget nothing can fit.
+ *
+ * Two failures stop the chain at once instead of falling back: the caller's `abortSignal` firing
+ * (the caller asked to stop), and `InvalidArgumentError` (a bad request fails everywhere alike).
+ * When every summarizer fails it throws `SummarizerError` listing each reason, with the last error
+ * as its cause.
+ */
+export function withFallback(primary, ...fallbacks) {
+  const chain = [primary, ...fallbacks];
+  chain.forEach((summarizer, index) => {
+    if (typeof summarizer?.summarize !== 'function') {
+      throw new InvalidArgumentError({
+        message: `withFallback: argument ${index + 1} is not a Summarizer`,
+        argument: index === 0 ? 'primary' : 'fallbacks',
+      });
+    }
+  });
+  const name =
+    fallbacks.length === 0 ? primary.name : chain.map((summarizer) => summarizer.name).join('>');
+  return {
+    name,
+    async summarize(request) {
+      const reasons = [];
+      let lastError;
+      for (const [index, summarizer] of chain.entries()) {
+        try {
+          const result = await summarizer.summarize(request);
+          if (index === 0) return result;
+          return {
+            ...result,
+            fallback: {
+              from: primary.name,
+              // The primary's reason alone; later failures are named after their summarizer.
+              reason: reasons
+                .map((reason, position) =>
+                  position === 0 ? reason : `then ${chain[position].name}: ${reason}`,
+                )
+                .join('; '),
+            },
+          };
+        } catch (error) {
+          if (InvalidArgumentError.isInstance(error)) throw error;
+          if (request.abortSignal?.aborted) {
+            throw SummarizerError.isInstance(error)
+              ? error
+              : new SummarizerError({
+                  message: `Summarizer ${summarizer.name} was aborted`,
+                  summarizer: summarizer.name,
+                  cause: error,
+                });
+          }
+          lastError = error;
+          reasons.push(error instanceof Error ? error.message : String(error));
+        }
+      }
+      throw new SummarizerError({
+        message: `Every summarizer failed: ${chain
+          .map((summarizer, position) => `${summarizer.name}: ${reasons[position]}`)
+          .join('; ')}`,
+        summarizer: name,
+        cause: lastError,
+      });
+    },
+  };
+}
+//# sourceMappingURL=with-fallback.js.map
