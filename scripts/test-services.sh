@@ -14,6 +14,8 @@
 # are reused. Nothing listens on anything but the loopback address.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# runuser, useradd and the PostgreSQL tools live in sbin folders that a minimal PATH leaves out.
+export PATH="$PATH:/usr/local/sbin:/usr/sbin:/sbin"
 
 env_file=".cache/test-services.env"
 log() { echo "test-services: $*" >&2; }
