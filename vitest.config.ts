@@ -12,6 +12,10 @@ export default defineConfig({
         find: /^@ctxmem\/core\/driver-kit$/,
         replacement: source('./packages/core/src/driver-kit/index.ts'),
       },
+      {
+        find: /^@ctxmem\/langchain\/(agent|memory)$/,
+        replacement: source('./packages/langchain/src/$1/index.ts'),
+      },
       { find: /^@ctxmem\/core$/, replacement: source('./packages/core/src/index.ts') },
       ...['ai-sdk', 'hnswlib', 'langchain', 'postgres', 'redis'].map((name) => ({
         find: new RegExp(`^@ctxmem/${name}$`),

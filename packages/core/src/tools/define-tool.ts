@@ -14,7 +14,7 @@ export function defineTool<Schema extends z.ZodType, Output>({
   schema: Schema;
   execute: (input: z.output<Schema>, context: ToolExecutionContext) => Promise<Output>;
 }): ToolDefinition<z.output<Schema>, Output> {
-  const inputSchema = z.toJSONSchema(schema, { target: 'draft-7' }) as JsonSchema;
+  const inputSchema = z.toJSONSchema(schema, { target: 'draft-7', io: 'input' }) as JsonSchema;
   delete inputSchema.$schema;
   return {
     name,
