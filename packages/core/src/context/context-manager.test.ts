@@ -236,6 +236,43 @@ describe('createContextManager', () => {
     expect(defaultMemoryScope({ sessionId: 'anonymous-1' })).toEqual({ sessionId: 'anonymous-1' });
   });
 
+  it('repairs a history whose tool calls and results do not pair up, and keeps the original', async () => {
+    const historyStore = createInMemoryHistoryStore();
+    const events: string[] = [];
+    const manager = createContextManager({
+      contextWindow: 100_000,
+      counter,
+      historyStore,
+      onEvent: (event) => events.push(event.type),
+    });
+    const broken: Message[] = [
+      { role: 'user', content: 'Read the file.' },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'tool-call', toolCallId: 'lost', toolName: 'read_file', input: { path: 'a' } },
+        ],
+      },
+      { role: 'user', content: 'Never mind, what is 2 + 2?' },
+    ];
+    const prepared = await manager.prepare(broken);
+    expect(checkToolPairing(prepared.messages)).toEqual([]);
+    expect(lastUserMessage(prepared.messages)).toEqual(broken[2]);
+    expect(events).toContain('input-repaired');
+    expect((await historyStore.read({})).map((stored) => stored.message.role)).toEqual([
+      'user',
+      'assistant',
+      'user',
+    ]);
+
+    const unrepaired = createContextManager({
+      contextWindow: 100_000,
+      counter,
+      repairInput: false,
+    });
+    expect(checkToolPairing((await unrepaired.prepare(broken)).messages)).not.toEqual([]);
+  });
+
   it('does not inject memories that do not match the question', async () => {
     const memoryStore = createInMemoryMemoryStore();
     await memoryStore.add({}, [

@@ -28,7 +28,13 @@ import {
   placeMemoryInjection,
   renderMemoryInjection,
 } from '../inject/index.js';
-import { lastUserMessage, messageText, validateMessages } from '../messages/index.js';
+import {
+  checkToolPairing,
+  lastUserMessage,
+  messageText,
+  repairMessages,
+  validateMessages,
+} from '../messages/index.js';
 import { createInMemoryOffloadStore } from '../offload/index.js';
 import { scopeKey } from '../storage/index.js';
 import { createExtractiveSummarizer, withFallback } from '../summarize/index.js';
@@ -123,6 +129,13 @@ export interface ContextManagerOptions {
   backgroundCompaction?: boolean;
   /** Sessions whose compaction state is kept in memory. @default 1000 */
   cacheSize?: number;
+  /**
+   * Repair a history whose tool calls and results do not pair up (synthetic error results for
+   * calls without one, orphan results turned into user text; see `repairMessages`) instead of
+   * sending a prompt every provider rejects. The stored original history is left as given.
+   * @default true
+   */
+  repairInput?: boolean;
   onEvent?: EventListener;
 }
 
@@ -283,6 +296,7 @@ export function createContextManager(options: ContextManagerOptions = {}): Conte
     flush,
     backgroundCompaction = false,
     cacheSize = 1_000,
+    repairInput = true,
     onEvent,
   } = options;
   const resolvedWindow = options.contextWindow ?? (model ? resolveContextWindow(model) : undefined);
@@ -515,19 +529,33 @@ export function createContextManager(options: ContextManagerOptions = {}): Conte
 
   async function prepareLocked(
     key: string,
-    messages: readonly Message[],
+    original: readonly Message[],
     { scope = {}, force = false, abortSignal }: PrepareOptions,
   ): Promise<PrepareResult> {
     const state = session(key);
-    const fingerprints = messages.map(messageFingerprint);
 
+    // The original history is recorded as the host gave it, before any repair.
     if (historyStore) {
       state.recorded ??= await historyStore.count(scope);
-      if (messages.length > state.recorded) {
-        await historyStore.append(scope, messages.slice(state.recorded));
-        state.recorded = messages.length;
+      if (original.length > state.recorded) {
+        await historyStore.append(scope, original.slice(state.recorded));
+        state.recorded = original.length;
       }
     }
+
+    // A dangling tool call or an orphan result makes every provider reject the prompt; the cheap
+    // pairing check runs on every call, the repair (documented in repairMessages) only when needed.
+    let messages = original;
+    if (repairInput && checkToolPairing(original).length > 0) {
+      const repaired = repairMessages(original);
+      messages = repaired.messages;
+      onEvent?.({
+        type: 'input-repaired',
+        scope,
+        repairs: repaired.repairs.map((repair) => repair.kind),
+      });
+    }
+    const fingerprints = messages.map(messageFingerprint);
 
     let entry = state.entry;
     if (entry && !matchesPrefix(entry, fingerprints)) entry = undefined;

@@ -7,6 +7,8 @@ export type CtxmemEvent =
   | { type: 'strategy'; scope: Scope; report: StrategyReport }
   | { type: 'summarizer-fallback'; scope: Scope; from: string; reason: string }
   | { type: 'memory-injection'; scope: Scope; cards: number; tokens: number }
-  | { type: 'memory-flush'; scope: Scope; stored: number; skipped: boolean; error?: string };
+  | { type: 'memory-flush'; scope: Scope; stored: number; skipped: boolean; error?: string }
+  /** The input history's tool calls and results did not pair up and were repaired for the prompt. */
+  | { type: 'input-repaired'; scope: Scope; repairs: string[] };
 
 export type EventListener = (event: CtxmemEvent) => void;
