@@ -13,12 +13,12 @@ import {
   type WorkingState,
 } from '../contracts/index.js';
 import { CorruptDataError, InvalidArgumentError, NotFoundError } from '../errors/index.js';
+import { encodeState as encodeHistoryState } from '../history/history-records.js';
 import { startsTurn } from '../history/index.js';
 import {
   assertSafeId,
   decodeStorable,
   encodeMessage,
-  encodeStorable,
   isSafeId,
   SCOPE_FIELDS,
   type StorableJson,
@@ -156,58 +156,11 @@ export function normalizeTurns(turns: readonly number[]): number[] {
   return [...new Set(turns)].sort((left, right) => left - right);
 }
 
-/** Validates `expectedVersion` for `setState`. */
-export function assertExpectedVersion(expectedVersion: number): void {
-  if (!isNonNegativeInteger(expectedVersion)) {
-    throw new InvalidArgumentError({
-      message: `expectedVersion must be a non-negative integer (0 when there is no state yet); got ${expectedVersion}.`,
-      argument: 'expectedVersion',
-    });
-  }
-}
+export { assertExpectedVersion } from '../history/history-records.js';
 
-/** Validates a working state and encodes it as JSON text. */
+/** Validates a working state and encodes it as JSON text (the file store's rules and format). */
 export function encodeState(state: Omit<WorkingState, 'version'>): string {
-  if (state === null || typeof state !== 'object') {
-    throw new InvalidArgumentError({
-      message: 'setState expects a state object.',
-      argument: 'state',
-    });
-  }
-  for (const field of ['summarizedCount', 'cycle'] as const) {
-    if (!isNonNegativeInteger(state[field])) {
-      throw new InvalidArgumentError({
-        message: `state.${field} must be a non-negative integer; got ${state[field]}.`,
-        argument: `state.${field}`,
-      });
-    }
-  }
-  if (state.flushedCycle !== undefined && !isNonNegativeInteger(state.flushedCycle)) {
-    throw new InvalidArgumentError({
-      message: `state.flushedCycle must be a non-negative integer; got ${state.flushedCycle}.`,
-      argument: 'state.flushedCycle',
-    });
-  }
-  if (
-    state.summary !== undefined &&
-    (state.summary === null || typeof state.summary !== 'object')
-  ) {
-    throw new InvalidArgumentError({
-      message: 'state.summary must be a structured summary object.',
-      argument: 'state.summary',
-    });
-  }
-  if (!Array.isArray(state.messages)) {
-    throw new InvalidArgumentError({
-      message: 'state.messages must be an array of messages.',
-      argument: 'state.messages',
-    });
-  }
-  const messages = state.messages.map((message, index) =>
-    encodeMessage(message, `state.messages[${index}]`),
-  );
-  const { version: _ignored, ...rest } = state as WorkingState;
-  return JSON.stringify({ ...(encodeStorable(rest) as { [key: string]: StorableJson }), messages });
+  return JSON.stringify(encodeHistoryState(state));
 }
 
 /** Decodes a stored working state. */
