@@ -17,7 +17,7 @@ export default defineConfig({
         replacement: source('./packages/langchain/src/$1/index.ts'),
       },
       { find: /^@ctxmem\/core$/, replacement: source('./packages/core/src/index.ts') },
-      ...['ai-sdk', 'hnswlib', 'langchain', 'postgres', 'redis'].map((name) => ({
+      ...['ai-sdk', 'cli', 'hnswlib', 'langchain', 'postgres', 'redis'].map((name) => ({
         find: new RegExp(`^@ctxmem/${name}$`),
         replacement: source(`./packages/${name}/src/index.ts`),
       })),

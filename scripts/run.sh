@@ -13,9 +13,9 @@ if [ ! -d node_modules ] || [ pnpm-lock.yaml -nt node_modules/.modules.yaml ]; t
 fi
 if [ "${1:-}" = "ctxmem" ]; then
   shift
-  if [ ! -f packages/core/dist/cli/bin.js ] || [ -n "$(find packages/core/src -newer packages/core/dist/cli/bin.js -name '*.ts' -print -quit)" ]; then
-    pnpm --filter @ctxmem/core run build >&2
+  if [ ! -f packages/cli/dist/bin.js ] || [ -n "$(find packages/core/src packages/cli/src -newer packages/cli/dist/bin.js -name '*.ts' -print -quit)" ]; then
+    pnpm --filter @ctxmem/cli... run build >&2
   fi
-  exec node packages/core/dist/cli/bin.js "$@"
+  exec node packages/cli/dist/bin.js "$@"
 fi
 exec "$@"

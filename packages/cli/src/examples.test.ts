@@ -4,11 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { createTokenCounter, parseConversation, toolCallsOf } from '@ctxmem/core';
 import { describe, expect, it } from 'vitest';
-import { parseConversation, toolCallsOf } from '../messages/index.js';
-import { createTokenCounter } from '../tokens/index.js';
 
-const repositoryRoot = fileURLToPath(new URL('../../../../', import.meta.url));
+const repositoryRoot = fileURLToPath(new URL('../../../', import.meta.url));
 const examples = join(repositoryRoot, 'examples/conversations');
 
 async function readExample(name: string): Promise<unknown> {

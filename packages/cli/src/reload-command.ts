@@ -1,6 +1,5 @@
 import { resolve } from 'node:path';
-import { NotFoundError } from '../errors/index.js';
-import { messageText } from '../messages/index.js';
+import { messageText, NotFoundError } from '@ctxmem/core';
 import { optionalString, parseArguments, singleFile } from './arguments.js';
 import { CLI_SCOPE } from './compact-command.js';
 import type { CliDependencies } from './dependencies.js';

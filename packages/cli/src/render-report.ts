@@ -1,4 +1,4 @@
-import type { CompactionReport } from '../contracts/index.js';
+import type { CompactionReport } from '@ctxmem/core';
 import { type Composition, renderComposition } from './composition.js';
 import type { ConversationFormat, HistoryMode } from './dependencies.js';
 import { formatNumber, table } from './format.js';

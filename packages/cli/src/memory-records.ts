@@ -1,14 +1,14 @@
 import { readFile } from 'node:fs/promises';
-import type { MemoryCardDraft, MemoryCardType, Scope } from '../contracts/index.js';
-import { MEMORY_CARD_TYPES } from '../contracts/index.js';
+import type { MemoryCardDraft, MemoryCardType, Scope } from '@ctxmem/core';
 import {
   InvalidArgumentError,
   InvalidIdError,
+  MAX_CARD_CONTENT_LENGTH,
+  MEMORY_CARD_TYPES,
+  normalizeScope,
   StorageError,
   UnsupportedFormatError,
-} from '../errors/index.js';
-import { MAX_CARD_CONTENT_LENGTH } from '../memory/index.js';
-import { normalizeScope } from '../storage/index.js';
+} from '@ctxmem/core';
 import { describeFileError } from './read-conversation.js';
 
 /** Fields a card record may have in `memory add --jsonl`. */

@@ -1,5 +1,5 @@
-import type { Message, TokenCounter } from '../contracts/index.js';
-import { toolOutputText } from '../messages/index.js';
+import type { Message, TokenCounter } from '@ctxmem/core';
+import { toolOutputText } from '@ctxmem/core';
 import { bar, formatNumber, formatPercent, table } from './format.js';
 
 /** What the tokens of a prompt are spent on. */

@@ -2,12 +2,11 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createTokenCounter, parseConversation } from '@ctxmem/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parseConversation } from '../messages/index.js';
-import { createTokenCounter } from '../tokens/index.js';
 import { type CliContext, type CompactReportJson, runCli } from './index.js';
 
-const examples = fileURLToPath(new URL('../../../../examples/conversations/', import.meta.url));
+const examples = fileURLToPath(new URL('../../../examples/conversations/', import.meta.url));
 const agentSession = join(examples, 'agent-session.json');
 const aiSdkChat = join(examples, 'ai-sdk-chat.json');
 
@@ -52,7 +51,7 @@ function expectOneLineFailure(result: Run, code: number, pattern: RegExp): void 
 describe('ctxmem (top level)', () => {
   it('prints the package version', async () => {
     const manifest = JSON.parse(
-      await readFile(new URL('../../package.json', import.meta.url), 'utf8'),
+      await readFile(new URL('../package.json', import.meta.url), 'utf8'),
     ) as { version: string };
     for (const flag of ['--version', '-v']) {
       const result = await run([flag]);

@@ -1,6 +1,6 @@
+import type { Message, TokenCounter } from '@ctxmem/core';
+import { messageText } from '@ctxmem/core';
 import { describe, expect, it } from 'vitest';
-import type { Message, TokenCounter } from '../contracts/index.js';
-import { messageText } from '../messages/index.js';
 import { measureComposition, renderComposition } from './index.js';
 
 // One token per character keeps the expectations readable.

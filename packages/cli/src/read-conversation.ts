@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { InvalidMessageError, StorageError, UnsupportedFormatError } from '../errors/index.js';
+import { InvalidMessageError, StorageError, UnsupportedFormatError } from '@ctxmem/core';
 import type { CliDependencies, ParsedConversation } from './dependencies.js';
 
 /**

@@ -1,8 +1,8 @@
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { MemoryCard } from '@ctxmem/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { MemoryCard } from '../contracts/index.js';
 import { type CliContext, runCli } from './index.js';
 import type { MemoryAddSummary, MemorySearchLineJson, MemoryStatsJson } from './memory-command.js';
 

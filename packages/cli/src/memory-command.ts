@@ -5,23 +5,23 @@
  */
 import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import type { MemoryCardDraft, MemoryCardType, MemoryStore, Scope } from '../contracts/index.js';
-import { MEMORY_CARD_TYPES } from '../contracts/index.js';
+import type { MemoryCardDraft, MemoryCardType, MemoryStore, Scope } from '@ctxmem/core';
 import {
+  type CorruptionEvent,
   CtxmemError,
+  createFileMemoryStore,
+  createMemorySearch,
   InvalidArgumentError,
   InvalidIdError,
-  NotFoundError,
-  StorageError,
-} from '../errors/index.js';
-import { createFileMemoryStore } from '../memory/index.js';
-import {
-  createMemorySearch,
+  MEMORY_CARD_TYPES,
   type MemorySearch,
+  NotFoundError,
   type RetrievalMode,
   type RetrievedMemory,
-} from '../retrieval/index.js';
-import { type CorruptionEvent, scopeFolder, scopeKey } from '../storage/index.js';
+  StorageError,
+  scopeFolder,
+  scopeKey,
+} from '@ctxmem/core';
 import { optionalString, parseArguments } from './arguments.js';
 import { formatNumber, preview, table } from './format.js';
 import {

@@ -1,7 +1,6 @@
 import { resolve } from 'node:path';
-import type { Message, TokenCounter } from '../contracts/index.js';
-import { BudgetExceededError, InvalidArgumentError } from '../errors/index.js';
-import { messageText, toolCallsOf } from '../messages/index.js';
+import type { Message, TokenCounter } from '@ctxmem/core';
+import { BudgetExceededError, InvalidArgumentError, messageText, toolCallsOf } from '@ctxmem/core';
 import {
   optionalString,
   parseArguments,

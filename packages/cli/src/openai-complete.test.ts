@@ -1,5 +1,5 @@
+import { InvalidArgumentError } from '@ctxmem/core';
 import { describe, expect, it } from 'vitest';
-import { InvalidArgumentError } from '../errors/index.js';
 import { createOpenAICompatibleComplete } from './index.js';
 
 interface RecordedRequest {

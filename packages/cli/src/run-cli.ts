@@ -4,7 +4,7 @@ import {
   CtxmemError,
   InvalidArgumentError,
   InvalidMessageError,
-} from '../errors/index.js';
+} from '@ctxmem/core';
 import { parseArguments } from './arguments.js';
 import { parseCompactArguments, runCompact } from './compact-command.js';
 import { type CliDependencies, loadDefaultDependencies } from './dependencies.js';
@@ -107,8 +107,8 @@ async function runTopLevel(argv: readonly string[], context: CliContext): Promis
 }
 
 async function readVersion(): Promise<string> {
-  // The same relative path works from src/cli (tsx) and from dist/cli (built).
-  const text = await readFile(new URL('../../package.json', import.meta.url), 'utf8');
+  // The same relative path works from src (tsx) and from dist (built).
+  const text = await readFile(new URL('../package.json', import.meta.url), 'utf8');
   return (JSON.parse(text) as { version: string }).version;
 }
 

@@ -1,8 +1,8 @@
 import { writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import type { CompressionSettings, Scope, Summarizer, TokenCounter } from '../contracts/index.js';
-import { BudgetExceededError, InvalidArgumentError, StorageError } from '../errors/index.js';
+import type { CompressionSettings, Scope, Summarizer, TokenCounter } from '@ctxmem/core';
+import { BudgetExceededError, InvalidArgumentError, StorageError } from '@ctxmem/core';
 import {
   optionalString,
   parseArguments,

@@ -1,9 +1,11 @@
 import type { ParseArgsOptionsConfig } from 'node:util';
-import type { MemoryCardType, Scope } from '../contracts/index.js';
-import { MEMORY_CARD_TYPES } from '../contracts/index.js';
-import { InvalidArgumentError, InvalidIdError } from '../errors/index.js';
-import type { RetrievalMode } from '../retrieval/index.js';
-import { normalizeScope } from '../storage/index.js';
+import type { MemoryCardType, RetrievalMode, Scope } from '@ctxmem/core';
+import {
+  InvalidArgumentError,
+  InvalidIdError,
+  MEMORY_CARD_TYPES,
+  normalizeScope,
+} from '@ctxmem/core';
 import { optionalString, type ParsedArguments } from './arguments.js';
 
 /** The flags every `ctxmem memory` subcommand takes: where the store is, and whose cards. */

@@ -1,5 +1,5 @@
 import { type ParseArgsOptionsConfig, parseArgs } from 'node:util';
-import { InvalidArgumentError } from '../errors/index.js';
+import { InvalidArgumentError } from '@ctxmem/core';
 import type { HistoryMode } from './dependencies.js';
 
 export const HISTORY_MODES: readonly HistoryMode[] = ['compressed', 'recent-only', 'summary-only'];

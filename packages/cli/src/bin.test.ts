@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 
 const execFileAsync = promisify(execFile);
-const repositoryRoot = fileURLToPath(new URL('../../../../', import.meta.url));
+const repositoryRoot = fileURLToPath(new URL('../../../', import.meta.url));
 const bin = fileURLToPath(new URL('./bin.ts', import.meta.url));
 const agentSession = join(repositoryRoot, 'examples/conversations/agent-session.json');
 
@@ -15,7 +15,7 @@ describe('the ctxmem binary', () => {
   it('runs end to end in a separate process: result on stdout, report on stderr, exit codes', async () => {
     const directory = await mkdtemp(join(tmpdir(), 'ctxmem-bin-'));
     try {
-      // tsx runs the TypeScript entry exactly as the built `dist/cli/bin.js` would run.
+      // tsx runs the TypeScript entry exactly as the built `dist/bin.js` would run.
       const node = [process.execPath, '--import', 'tsx', bin] as const;
       const { stdout, stderr } = await execFileAsync(
         node[0],

@@ -1,13 +1,16 @@
-import { resolveBudget, resolveContextWindow } from '../budget/index.js';
-import { compact } from '../compression/index.js';
-import { parseConversation, serializeConversation } from '../messages/index.js';
-import { createFileOffloadStore, createInMemoryOffloadStore } from '../offload/index.js';
 import {
+  compact,
   createExtractiveSummarizer,
+  createFileOffloadStore,
+  createInMemoryOffloadStore,
   createModelSummarizer,
+  createTokenCounter,
+  parseConversation,
+  resolveBudget,
+  resolveContextWindow,
+  serializeConversation,
   withFallback,
-} from '../summarize/index.js';
-import { createTokenCounter } from '../tokens/index.js';
+} from '@ctxmem/core';
 import type { CliDependencies } from './dependencies.js';
 
 export const defaultDependencies: CliDependencies = {

@@ -1,5 +1,5 @@
-import type { CompleteFn, CompleteRequest } from '../contracts/index.js';
-import { InvalidArgumentError } from '../errors/index.js';
+import type { CompleteFn, CompleteRequest } from '@ctxmem/core';
+import { InvalidArgumentError } from '@ctxmem/core';
 
 export interface OpenAICompatibleCompleteOptions {
   /** Sent as `Authorization: Bearer <apiKey>`; never logged or put into error messages. */
