@@ -1,34 +1,24 @@
-import { CtxmemError } from './ctxmem-error.js';
-
-const name = 'CtxmemBudgetExceededError';
-const marker = `ctxmem.error.${name}`;
-const symbol = Symbol.for(marker);
+import { CtxmemError, type CtxmemErrorOptions } from './ctxmem-error.js';
 
 /** The prompt cannot be made to fit the budget without breaking an invariant (for example a system prompt larger than the budget). */
 export class BudgetExceededError extends CtxmemError {
-  private readonly [symbol] = true;
+  static override readonly errorName = 'CtxmemBudgetExceededError';
   /** Tokens the smallest valid prompt still needs. */
   readonly requiredTokens: number;
   /** The budget that was asked for. */
   readonly budgetTokens: number;
 
   constructor({
-    message,
-    cause,
     requiredTokens,
     budgetTokens,
-  }: {
-    message: string;
-    cause?: unknown;
-    requiredTokens: number;
-    budgetTokens: number;
-  }) {
-    super({ name, message, cause });
+    ...options
+  }: CtxmemErrorOptions & { requiredTokens: number; budgetTokens: number }) {
+    super(options);
     this.requiredTokens = requiredTokens;
     this.budgetTokens = budgetTokens;
   }
 
   static override isInstance(error: unknown): error is BudgetExceededError {
-    return CtxmemError.hasMarker(error, marker);
+    return CtxmemError.hasMarker(error, BudgetExceededError.errorName);
   }
 }

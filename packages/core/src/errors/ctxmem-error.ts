@@ -1,34 +1,57 @@
-const marker = 'ctxmem.error';
-const symbol = Symbol.for(marker);
+/** What every ctxmem error takes: a message for people and, when there is one, the error behind it. */
+export interface CtxmemErrorOptions {
+  message: string;
+  cause?: unknown;
+}
+
+function markerOf(errorName: string): symbol {
+  if (errorName === 'CtxmemError') return Symbol.for('ctxmem.error');
+  // A class may also name its marker in full (`ctxmem.error.CtxmemXError`).
+  return Symbol.for(errorName.startsWith('ctxmem.error') ? errorName : `ctxmem.error.${errorName}`);
+}
 
 /**
- * Base class of every error ctxmem throws. `isInstance` checks a global symbol marker instead of
- * `instanceof`, so it still works when two copies of the package are installed side by side.
+ * Base class of every error ctxmem throws. A subclass declares its `errorName` and its own fields;
+ * the constructor marks the error with a global symbol per class in its chain, and each class's
+ * `isInstance` checks its marker instead of `instanceof`, so it still works when two copies of the package
+ * are installed side by side.
  */
 export class CtxmemError extends Error {
-  private readonly [symbol] = true;
+  /** The `name` of this class's errors, and the key of its marker. */
+  static readonly errorName: string = 'CtxmemError';
 
   override readonly name: string;
   override readonly cause?: unknown;
 
-  constructor({ name, message, cause }: { name: string; message: string; cause?: unknown }) {
+  constructor({ message, cause, name }: CtxmemErrorOptions & { name?: string }) {
     super(message);
-    this.name = name;
+    const errorClass = new.target as unknown as typeof CtxmemError;
+    this.name = name ?? errorClass.errorName;
     this.cause = cause;
+    for (
+      let current: unknown = errorClass;
+      typeof current === 'function' && current !== Error;
+      current = Object.getPrototypeOf(current)
+    ) {
+      if (Object.hasOwn(current, 'errorName')) {
+        const { errorName } = current as typeof CtxmemError;
+        Object.defineProperty(this, markerOf(errorName), { value: true });
+      }
+    }
   }
 
+  /** Whether `error` is a ctxmem error, from any copy of ctxmem. Safe to pass unbound (`errors.filter(CtxmemError.isInstance)`). */
   static isInstance(error: unknown): error is CtxmemError {
-    return CtxmemError.hasMarker(error, marker);
+    return CtxmemError.hasMarker(error, CtxmemError.errorName);
   }
 
-  protected static hasMarker(error: unknown, markerName: string): boolean {
-    const markerSymbol = Symbol.for(markerName);
+  protected static hasMarker(error: unknown, errorName: string): boolean {
+    const marker = markerOf(errorName);
     return (
       error != null &&
       typeof error === 'object' &&
-      markerSymbol in error &&
-      typeof (error as Record<symbol, unknown>)[markerSymbol] === 'boolean' &&
-      (error as Record<symbol, unknown>)[markerSymbol] === true
+      marker in error &&
+      (error as Record<symbol, unknown>)[marker] === true
     );
   }
 }

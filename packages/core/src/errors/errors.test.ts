@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { BudgetExceededError, CtxmemError, InvalidIdError, NotFoundError } from './index.js';
+import {
+  BudgetExceededError,
+  CtxmemError,
+  InvalidIdError,
+  NotFoundError,
+  StorageError,
+  UnsupportedFormatError,
+} from './index.js';
 
 describe('errors', () => {
   it('recognises each class by marker, not by instanceof', () => {
@@ -25,5 +32,26 @@ describe('errors', () => {
     const cause = new Error('disk');
     const error = new NotFoundError({ message: 'gone', id: 'a', cause });
     expect(error.cause).toBe(cause);
+  });
+
+  it('recognises an error made by another copy of the package through its global marker', () => {
+    const foreign = Object.assign(new Error('from another copy'), { name: 'CtxmemStorageError' });
+    Object.defineProperty(foreign, Symbol.for('ctxmem.error'), { value: true });
+    Object.defineProperty(foreign, Symbol.for('ctxmem.error.CtxmemStorageError'), { value: true });
+    expect(StorageError.isInstance(foreign)).toBe(true);
+    expect(CtxmemError.isInstance(foreign)).toBe(true);
+    expect(NotFoundError.isInstance(foreign)).toBe(false);
+  });
+
+  it('names each error after its class and keeps the fields it was given', () => {
+    const storage = new StorageError({ message: 'disk full', path: '/tmp/x' });
+    expect(storage.name).toBe('CtxmemStorageError');
+    expect(storage.path).toBe('/tmp/x');
+    expect(storage.message).toBe('disk full');
+    expect(storage).toBeInstanceOf(Error);
+    const format = new UnsupportedFormatError({ message: 'not a body' });
+    expect(format.name).toBe('CtxmemUnsupportedFormatError');
+    expect(UnsupportedFormatError.isInstance(format)).toBe(true);
+    expect(StorageError.isInstance(format)).toBe(false);
   });
 });

@@ -1,7 +1,7 @@
 export { BudgetExceededError } from './budget-exceeded-error.js';
 export { ConflictError } from './conflict-error.js';
 export { CorruptDataError } from './corrupt-data-error.js';
-export { CtxmemError } from './ctxmem-error.js';
+export { CtxmemError, type CtxmemErrorOptions } from './ctxmem-error.js';
 export { InvalidArgumentError } from './invalid-argument-error.js';
 export { InvalidIdError } from './invalid-id-error.js';
 export { InvalidMessageError } from './invalid-message-error.js';

@@ -1,29 +1,17 @@
-import { CtxmemError } from './ctxmem-error.js';
-
-const name = 'CtxmemInvalidArgumentError';
-const marker = `ctxmem.error.${name}`;
-const symbol = Symbol.for(marker);
+import { CtxmemError, type CtxmemErrorOptions } from './ctxmem-error.js';
 
 /** An option or argument is out of range (for example a NaN, zero or negative budget). */
 export class InvalidArgumentError extends CtxmemError {
-  private readonly [symbol] = true;
+  static override readonly errorName = 'CtxmemInvalidArgumentError';
   /** The name of the offending option. */
   readonly argument: string;
 
-  constructor({
-    message,
-    cause,
-    argument,
-  }: {
-    message: string;
-    cause?: unknown;
-    argument: string;
-  }) {
-    super({ name, message, cause });
+  constructor({ argument, ...options }: CtxmemErrorOptions & { argument: string }) {
+    super(options);
     this.argument = argument;
   }
 
   static override isInstance(error: unknown): error is InvalidArgumentError {
-    return CtxmemError.hasMarker(error, marker);
+    return CtxmemError.hasMarker(error, InvalidArgumentError.errorName);
   }
 }

@@ -1,29 +1,17 @@
-import { CtxmemError } from './ctxmem-error.js';
-
-const name = 'CtxmemInvalidIdError';
-const marker = `ctxmem.error.${name}`;
-const symbol = Symbol.for(marker);
+import { CtxmemError, type CtxmemErrorOptions } from './ctxmem-error.js';
 
 /** An id that ends up in a file path or key is unsafe (traversal, absolute path, NUL, too long). */
 export class InvalidIdError extends CtxmemError {
-  private readonly [symbol] = true;
+  static override readonly errorName = 'CtxmemInvalidIdError';
   /** The rejected id (truncated for display). */
   readonly id: string;
 
-  constructor({
-    message,
-    cause,
-    id,
-  }: {
-    message: string;
-    cause?: unknown;
-    id: string;
-  }) {
-    super({ name, message, cause });
+  constructor({ id, ...options }: CtxmemErrorOptions & { id: string }) {
+    super(options);
     this.id = id;
   }
 
   static override isInstance(error: unknown): error is InvalidIdError {
-    return CtxmemError.hasMarker(error, marker);
+    return CtxmemError.hasMarker(error, InvalidIdError.errorName);
   }
 }

@@ -1,29 +1,17 @@
-import { CtxmemError } from './ctxmem-error.js';
-
-const name = 'CtxmemInvalidMessageError';
-const marker = `ctxmem.error.${name}`;
-const symbol = Symbol.for(marker);
+import { CtxmemError, type CtxmemErrorOptions } from './ctxmem-error.js';
 
 /** A message or message array is malformed (unknown role, dangling tool call, bad content). */
 export class InvalidMessageError extends CtxmemError {
-  private readonly [symbol] = true;
+  static override readonly errorName = 'CtxmemInvalidMessageError';
   /** Where in the input the problem is, for example `messages[3].content[0]`. */
   readonly path: string;
 
-  constructor({
-    message,
-    cause,
-    path,
-  }: {
-    message: string;
-    cause?: unknown;
-    path: string;
-  }) {
-    super({ name, message, cause });
+  constructor({ path, ...options }: CtxmemErrorOptions & { path: string }) {
+    super(options);
     this.path = path;
   }
 
   static override isInstance(error: unknown): error is InvalidMessageError {
-    return CtxmemError.hasMarker(error, marker);
+    return CtxmemError.hasMarker(error, InvalidMessageError.errorName);
   }
 }

@@ -1,29 +1,17 @@
-import { CtxmemError } from './ctxmem-error.js';
-
-const name = 'CtxmemNotFoundError';
-const marker = `ctxmem.error.${name}`;
-const symbol = Symbol.for(marker);
+import { CtxmemError, type CtxmemErrorOptions } from './ctxmem-error.js';
 
 /** A requested record (offload id, turn number, card id) does not exist in this scope. */
 export class NotFoundError extends CtxmemError {
-  private readonly [symbol] = true;
+  static override readonly errorName = 'CtxmemNotFoundError';
   /** What was looked up. */
   readonly id: string;
 
-  constructor({
-    message,
-    cause,
-    id,
-  }: {
-    message: string;
-    cause?: unknown;
-    id: string;
-  }) {
-    super({ name, message, cause });
+  constructor({ id, ...options }: CtxmemErrorOptions & { id: string }) {
+    super(options);
     this.id = id;
   }
 
   static override isInstance(error: unknown): error is NotFoundError {
-    return CtxmemError.hasMarker(error, marker);
+    return CtxmemError.hasMarker(error, NotFoundError.errorName);
   }
 }

@@ -1,29 +1,17 @@
-import { CtxmemError } from './ctxmem-error.js';
-
-const name = 'CtxmemScopeRequiredError';
-const marker = `ctxmem.error.${name}`;
-const symbol = Symbol.for(marker);
+import { CtxmemError, type CtxmemErrorOptions } from './ctxmem-error.js';
 
 /** A multi-user store was used without the scope field it requires. */
 export class ScopeRequiredError extends CtxmemError {
-  private readonly [symbol] = true;
+  static override readonly errorName = 'CtxmemScopeRequiredError';
   /** The scope field that is missing, for example `userId`. */
   readonly field: string;
 
-  constructor({
-    message,
-    cause,
-    field,
-  }: {
-    message: string;
-    cause?: unknown;
-    field: string;
-  }) {
-    super({ name, message, cause });
+  constructor({ field, ...options }: CtxmemErrorOptions & { field: string }) {
+    super(options);
     this.field = field;
   }
 
   static override isInstance(error: unknown): error is ScopeRequiredError {
-    return CtxmemError.hasMarker(error, marker);
+    return CtxmemError.hasMarker(error, ScopeRequiredError.errorName);
   }
 }

@@ -1,29 +1,17 @@
-import { CtxmemError } from './ctxmem-error.js';
-
-const name = 'CtxmemStorageError';
-const marker = `ctxmem.error.${name}`;
-const symbol = Symbol.for(marker);
+import { CtxmemError, type CtxmemErrorOptions } from './ctxmem-error.js';
 
 /** A store could not read or write its backing storage (disk full, permission denied, ...). */
 export class StorageError extends CtxmemError {
-  private readonly [symbol] = true;
+  static override readonly errorName = 'CtxmemStorageError';
   /** The file or key involved, when there is one. */
   readonly path: string | undefined;
 
-  constructor({
-    message,
-    cause,
-    path,
-  }: {
-    message: string;
-    cause?: unknown;
-    path: string | undefined;
-  }) {
-    super({ name, message, cause });
+  constructor({ path, ...options }: CtxmemErrorOptions & { path: string | undefined }) {
+    super(options);
     this.path = path;
   }
 
   static override isInstance(error: unknown): error is StorageError {
-    return CtxmemError.hasMarker(error, marker);
+    return CtxmemError.hasMarker(error, StorageError.errorName);
   }
 }
