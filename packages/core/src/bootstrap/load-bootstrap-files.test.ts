@@ -65,7 +65,7 @@ describe('loadBootstrapFiles', () => {
     expect(result.text).toContain('x'.repeat(14_000));
   });
 
-  it('keeps the whole text within maxTotalChars and skips files that no longer fit (seed PR-03)', async () => {
+  it('keeps the whole text within maxTotalChars and skips files that no longer fit', async () => {
     const files = ['TEST0.md', 'TEST1.md', 'TEST2.md'];
     for (const name of files) await write(name, 'x'.repeat(15_000));
     const result = await loadBootstrapFiles({ root, files });

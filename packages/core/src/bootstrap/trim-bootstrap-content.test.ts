@@ -17,7 +17,7 @@ describe('trimBootstrapContent', () => {
     expect(cut.length).toBeLessThanOrEqual(100);
   });
 
-  it('cuts a large file to head 70% + tail 20% with a marker (seed PR-03)', () => {
+  it('cuts a large file to head 70% + tail 20% with a marker', () => {
     const trimmed = trimBootstrapContent('x'.repeat(30_000), 'TEST.md', 10_000);
     expect(trimmed.length).toBeLessThanOrEqual(10_000);
     expect(trimmed).toContain('[...truncated');

@@ -57,7 +57,7 @@ function requireInteger(value: number, argument: string, minimum: number): void 
 }
 
 /**
- * Turns a context window and ratios into token figures (seed 000: trigger at 80 %, keep 10 % or
+ * Turns a context window and ratios into token figures (trigger at 80 %, keep 10 % or
  * 2,000 tokens free, land at 60 % after a compaction). Throws `InvalidArgumentError` for a
  * window that is not a positive integer, ratios outside (0, 1], a retained ratio above the
  * threshold, or a bad reserve or message limit.

@@ -97,7 +97,7 @@ describe('compact', () => {
     }
   });
 
-  it('runs the strategies in the seed 002 order and stops once under target', async () => {
+  it('runs the strategies in the progressive order and stops once under target', async () => {
     const result = await compact(session(), options());
     const names = result.report.strategies.map((report) => report.strategy);
     const order = [

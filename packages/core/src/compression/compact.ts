@@ -39,7 +39,7 @@ export interface CompactOptions {
   offloadStore: OffloadStore;
   /** Whose data this is; offload records are written in this scope. @default {} */
   scope?: Scope;
-  /** How history is kept (seed 004). @default 'compressed' */
+  /** How history is kept: the progressive pipeline, the last rounds only, or the summary only. @default 'compressed' */
   history?: HistoryMode;
   /** Strategy settings. @default DEFAULT_COMPRESSION_SETTINGS */
   settings?: Partial<CompressionSettings>;
@@ -87,8 +87,8 @@ function requirePresent(value: unknown, argument: string, method: string): void 
 }
 
 /**
- * Makes `messages` fit the budget with the progressive pipeline (seed 002: tool runs → offload
- * keeping the last N → offload all → summarize rounds → compress the current round, or a seed 004
+ * Makes `messages` fit the budget with the progressive pipeline (tool runs → offload
+ * keeping the last N → offload all → summarize rounds → compress the current round, or a
  * history mode), then, as a last resort, the budget guard. Guarantees: the result is at most
  * `budgetTokens` or a `BudgetExceededError` is thrown (only when the system messages and the newest
  * user message alone are over budget); system messages are kept verbatim; the newest user message

@@ -83,7 +83,7 @@ interface Replacement {
 }
 
 /**
- * Strategy e (seed 002 strategy 5): compresses the current round (everything after the newest
+ * Strategy e, the current round: compresses the current round (everything after the newest
  * user message, which is never touched). Old reasoning (every assistant message's but the last
  * one's) is shortened first; then large tool results, largest first, become head/tail excerpts.
  * Every assistant tool call keeps its id, name and arguments and every result keeps its pairing;

@@ -4,7 +4,7 @@ import { runStrategy } from './strategy-report.js';
 import { evictIntoSummary, historyCuts } from './summary-eviction.js';
 
 /**
- * Seed 004's `recent-only` history: everything older than the last `recentRounds` rounds before
+ * The `recent-only` history: everything older than the last `recentRounds` rounds before
  * the current round goes into the rolling summary; those rounds and the current round stay
  * verbatim. When the round boundary is not pair-safe, the nearest earlier safe cut is used (more
  * is kept, never a broken pair).
@@ -25,7 +25,7 @@ export const recentOnlyStrategy: CompressionStrategy = {
   },
 };
 
-/** Seed 004's `summary-only` history: the rolling summary and the current round, nothing else. */
+/** The `summary-only` history: the rolling summary and the current round, nothing else. */
 export const summaryOnlyStrategy: CompressionStrategy = {
   name: 'summary-only',
   apply(state, context) {

@@ -54,7 +54,7 @@ function largeMessages(state: CompressionState, end: number, largePayloadChars: 
 }
 
 /**
- * Strategy b (seed 002, strategy 2): messages larger than `largePayloadChars` that come before
+ * Strategy b, offload keeping the recent: messages larger than `largePayloadChars` that come before
  * the last assistant message, except the last `offloadKeepRecent` of them, move to the offload
  * store. Each keeps its role and its tool-call / tool-result ids (a tool result stays a tool result
  * with a text output) while its content becomes a quoted preview of `offloadPreviewChars` and a
@@ -75,7 +75,7 @@ export const offloadKeepRecentStrategy: CompressionStrategy = {
 };
 
 /**
- * Strategy c (seed 002, strategy 3): the same as `offload-keep-recent` for EVERY large message
+ * Strategy c, offload all: the same as `offload-keep-recent` for EVERY large message
  * before the current round's newest user message (never that message, never system messages).
  */
 export const offloadAllStrategy: CompressionStrategy = {

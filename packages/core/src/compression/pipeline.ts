@@ -6,7 +6,7 @@ import { summarizeRoundsStrategy } from './summarize-rounds.js';
 import { toolRunsStrategy } from './tool-runs.js';
 
 /**
- * How history is kept (seed 004): `compressed` runs the five progressive strategies;
+ * How history is kept: `compressed` runs the five progressive strategies;
  * `recent-only` keeps a summary plus the last `recentRounds` rounds; `summary-only` keeps a summary
  * plus the current round.
  */

@@ -1,7 +1,7 @@
 import type { CompressionSettings } from '../contracts/index.js';
 import { InvalidArgumentError } from '../errors/index.js';
 
-/** The defaults of seeds 000 and 002. */
+/** Defaults: run thresholds, payload sizes and messages kept, as the progressive pipeline's strategies expect. */
 export const DEFAULT_COMPRESSION_SETTINGS: Readonly<CompressionSettings> = Object.freeze({
   toolRunThreshold: 4,
   largePayloadChars: 5 * 1024,

@@ -11,7 +11,7 @@ import { chooseCut, countKept, evictIntoSummary, historyCuts } from './summary-e
 const MAX_PASSES = 3;
 
 /**
- * Strategy d (seed 002 strategy 4, seed 000's rolling summary): evicts the oldest rounds, cut
+ * Strategy d, summarize past rounds into the rolling summary: evicts the oldest rounds, cut
  * only where no tool call is separated from its result, into ONE rolling `## Context Summary`
  * system message right after the leading system messages. An existing summary goes to the
  * summarizer as `previousSummary`, so summaries never stack. It keeps at least

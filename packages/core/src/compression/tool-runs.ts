@@ -110,7 +110,7 @@ function renderRecord(
 }
 
 /**
- * Strategy a (seed 002, strategy 1): runs of more than `toolRunThreshold` consecutive historical
+ * Strategy a, tool-run compression: runs of more than `toolRunThreshold` consecutive historical
  * tool calls (before the current round) become ONE plain assistant text message
  * (`ctxmem.kind = 'tool-run-record'`) that keeps every call's name and arguments and a short head
  * of each result. No tool-call id is left dangling because the calls and their results go

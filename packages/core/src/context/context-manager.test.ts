@@ -182,7 +182,7 @@ describe('createContextManager', () => {
     expect(result.turns[0]!.messages[0]!.text).toBe(messageText(history[1]!));
   });
 
-  it('remembers a preference across compactions and injects it when asked (seed 003)', async () => {
+  it('remembers a preference across compactions and injects it when asked', async () => {
     const memoryStore = createInMemoryMemoryStore();
     const search = createMemorySearch({ store: memoryStore });
     const manager = createContextManager({

@@ -389,7 +389,7 @@ export function createContextManager(options: ContextManagerOptions = {}): Conte
           skipped: false,
         });
       } catch (error) {
-        // Seed 003: a failed silent turn is logged, never shown to the user, never blocks the turn.
+        // A failed silent turn is logged, never shown to the user, never blocks the turn.
         onEvent?.({
           type: 'memory-flush',
           scope,

@@ -13,7 +13,7 @@ import type { FlushNotes } from './memory-flush.js';
 
 /**
  * The folder that holds a scope's `MEMORY.md` and `memory/`: the root itself for the empty scope
- * (one user's workspace, as in seed 003), the scope's own folder otherwise, so users never share
+ * (one user's workspace), the scope's own folder otherwise, so users never share
  * memory files.
  */
 export function memoryFilesFolder(root: string, scope: Scope): string {

@@ -27,7 +27,7 @@ const counter: TokenCounter = {
 };
 
 describe('flushThresholdTokens', () => {
-  it('uses window − 20,000 − 4,000 when compaction comes later (seed 003 numbers)', () => {
+  it('uses window − 20,000 − 4,000 when compaction comes later (20k reserve floor, 4k soft threshold)', () => {
     expect(flushThresholdTokens({ contextWindow: 200_000, triggerTokens: 190_000 })).toBe(176_000);
   });
 

@@ -13,14 +13,14 @@ export interface FlushThresholdOptions {
   contextWindow: number;
   /** Where compaction triggers; the flush must happen before it. */
   triggerTokens: number;
-  /** Tokens kept free below the window (seed 003). Scaled down to 10% of small windows. @default 20000 */
+  /** Tokens kept free below the window. Scaled down to 10% of small windows. @default 20000 */
   reserveFloor?: number;
   /** How far before the compaction point the flush runs. Scaled down to 5% of small windows. @default 4000 */
   softThreshold?: number;
 }
 
 /**
- * The token count at which the silent memory-flush turn runs. Seed 003 puts it at
+ * The token count at which the silent memory-flush turn runs. It sits at
  * `window − reserveFloor − softThreshold`; ctxmem compacts at `threshold × window`, which is often
  * lower, so the flush point is the earlier of the two minus the soft threshold — it must come
  * before the compaction that would summarize the details away.

@@ -1,5 +1,5 @@
 /**
- * Adaptive chunking (seed 003, PR-04): when the messages to summarize do not fit the summarizer's
+ * Adaptive chunking: when the messages to summarize do not fit the summarizer's
  * own window, they are summarized in chunks whose size shrinks as messages grow, with a margin for
  * token counts that differ from the model's own tokenizer.
  */

@@ -74,7 +74,7 @@ interface PromptItem {
  * answer, an empty summary, or a call that throws, times out or is aborted throws `SummarizerError`
  * — an error text is never returned as a summary.
  *
- * When the messages do not fit the model's window they are summarized in chunks (seed 003):
+ * When the messages do not fit the model's window they are summarized in chunks (adaptive chunking):
  * chunks take 40% of the window, less as messages grow (down to 15%), with a 1.2 safety margin;
  * each chunk's summary is the previous summary of the next. A message larger than half the window
  * is sent as a head-and-tail excerpt with a note, never whole.

@@ -46,7 +46,7 @@ const SECTION_ALIASES: Readonly<Record<string, keyof SummarySections>> = {
  * Reads the model's answer tolerantly: the JSON object may sit in a code fence or between other
  * text, may have trailing commas, may put the sections at the top level, and may use string
  * bullets or aliases of the section names. When no usable JSON object is found, the raw text is
- * kept as `freeText` (seed 000) — read as a rendered `## Context Summary` when it has that shape,
+ * kept as `freeText` — read as a rendered `## Context Summary` when it has that shape,
  * so a heading is never nested. `sourceIds` maps the message numbers of the prompt to message ids.
  */
 export function parseModelResponse(

@@ -1,6 +1,6 @@
 import type { StructuredSummary, SummarySections } from '../contracts/index.js';
 
-/** Heading and order of each summary section (seed 000's structure). */
+/** Heading and order of each summary section (the MaxAgent-style structured summary). */
 export const SUMMARY_SECTION_TITLES: Readonly<Record<keyof SummarySections, string>> = {
   goal: 'Goal',
   background: 'Background',

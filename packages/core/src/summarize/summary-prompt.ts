@@ -4,8 +4,8 @@ import { renderSummary } from './render-summary.js';
 import { collapseWhitespace, headAndTail, truncateText } from './summary-text.js';
 
 /**
- * The instructions of the incremental summary call (seed 001: previous summary + new messages →
- * new summary, with a few-shot example; seed 000: the structured sections and memory cards). It
+ * The instructions of the incremental summary call (previous summary + new messages →
+ * new summary, with a few-shot example; the structured sections and memory cards). It
  * does not depend on the request, so providers can cache it as a prompt prefix.
  */
 export const SUMMARY_SYSTEM_PROMPT = `You maintain the rolling context summary of a conversation between a user and an AI assistant. You receive the previous summary and the new messages, and you return the updated summary that replaces the previous one.
@@ -159,7 +159,7 @@ function clipResult(output: string, maxChars: number): string {
 }
 
 /**
- * Stands in for a message too large to send whole (seed 003): a note with its size, and an excerpt
+ * Stands in for a message too large to send whole: a note with its size, and an excerpt
  * of its head and tail.
  */
 export function renderOversizedForPrompt(

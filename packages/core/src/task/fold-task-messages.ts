@@ -12,7 +12,7 @@ export interface FoldTaskOptions {
 }
 
 /**
- * Seed 001 keeps conversation memory apart from task-execution memory: a ReAct loop's thoughts,
+ * Conversation memory is kept apart from task-execution memory: a ReAct loop's thoughts,
  * tool calls and observations serve the task and must not pollute the conversation afterwards.
  * This folds the task's steps (`messages[start, end)`) into ONE assistant message holding the
  * task's final answer, so later turns carry the result, not the scaffolding. Tool calls are removed
