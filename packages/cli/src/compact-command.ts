@@ -133,7 +133,10 @@ export interface CompactReportJson {
   file: string;
   format: ConversationFormat;
   history: HistoryMode;
+  /** The whole request's budget: tool definitions + messages (system included). */
   budgetTokens: number;
+  /** Tokens of the body's tool definitions. */
+  toolTokens: number;
   targetTokens: number;
   settings: Partial<CompressionSettings>;
   counter: string;
@@ -161,10 +164,23 @@ export async function runCompact(
     options.offloadDir ?? join(options.out ? dirname(options.out) : '.', '.ctxmem', 'offload'),
   );
   const settings = keepRecentSettings(options.history, options.keepRecent);
+  // The budget covers the whole request body: its tool definitions take their share first.
+  const tools = Array.isArray(input.envelope?.tools) ? (input.envelope.tools as unknown[]) : [];
+  const toolTokens = dependencies.countToolDefinitions(tools, counter);
+  const messageBudget = options.budgetTokens - toolTokens;
+  if (messageBudget < 1) {
+    throw new BudgetExceededError({
+      message: `the body's ${tools.length} tool definitions alone take ${toolTokens} tokens of the budget of ${options.budgetTokens}`,
+      requiredTokens: toolTokens + 1,
+      budgetTokens: options.budgetTokens,
+    });
+  }
 
   const result = await dependencies.compact(input.messages, {
-    budgetTokens: options.budgetTokens,
-    ...(options.targetTokens !== undefined ? { targetTokens: options.targetTokens } : {}),
+    budgetTokens: messageBudget,
+    ...(options.targetTokens !== undefined
+      ? { targetTokens: Math.max(1, Math.min(options.targetTokens - toolTokens, messageBudget)) }
+      : {}),
     counter,
     summarizer,
     offloadStore: dependencies.createFileOffloadStore({ root: offloadDir }),
@@ -176,19 +192,24 @@ export async function runCompact(
     force: false,
   });
 
-  const tokensBefore = counter.countMessages(input.messages);
-  const tokensAfter = counter.countMessages(result.messages);
+  const tokensBefore = counter.countMessages(input.messages) + toolTokens;
+  const tokensAfter = counter.countMessages(result.messages) + toolTokens;
   // The budget is a guarantee: never write an over-budget result, even if a strategy misbehaved.
   if (tokensAfter > options.budgetTokens) {
     throw new BudgetExceededError({
-      message: `the compacted conversation still has ${tokensAfter} tokens, over the budget of ${options.budgetTokens}`,
+      message: `the compacted request still has ${tokensAfter} tokens, over the budget of ${options.budgetTokens}`,
       requiredTokens: tokensAfter,
       budgetTokens: options.budgetTokens,
     });
   }
 
   const serialized = `${JSON.stringify(
-    dependencies.serializeConversation(result.messages, input.format, input.envelope),
+    dependencies.serializeConversation(
+      result.messages,
+      input.format,
+      input.envelope,
+      input.systemAsBlocks ? { systemAsBlocks: true } : {},
+    ),
     null,
     2,
   )}\n`;
@@ -211,7 +232,8 @@ export async function runCompact(
       format: input.format,
       history: options.history,
       budgetTokens: options.budgetTokens,
-      targetTokens: result.report.targetTokens,
+      toolTokens,
+      targetTokens: result.report.targetTokens + toolTokens,
       settings,
       counter: counter.name,
       summarizer: summarizer.name,
@@ -240,6 +262,8 @@ export async function runCompact(
       messagesAfter: result.messages.length,
       tokensBefore,
       tokensAfter,
+      budgetTokens: options.budgetTokens,
+      toolTokens,
       report: result.report,
       before,
       after,

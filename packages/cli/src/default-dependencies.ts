@@ -1,5 +1,6 @@
 import {
   compact,
+  countToolDefinitions,
   createExtractiveSummarizer,
   createFileOffloadStore,
   createInMemoryOffloadStore,
@@ -17,6 +18,7 @@ export const defaultDependencies: CliDependencies = {
   parseConversation,
   serializeConversation,
   createTokenCounter,
+  countToolDefinitions,
   compact,
   createExtractiveSummarizer,
   createModelSummarizer,

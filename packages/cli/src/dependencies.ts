@@ -21,6 +21,7 @@ export type CliDependencies = Pick<
   | 'parseConversation'
   | 'serializeConversation'
   | 'createTokenCounter'
+  | 'countToolDefinitions'
   | 'compact'
   | 'createExtractiveSummarizer'
   | 'createModelSummarizer'

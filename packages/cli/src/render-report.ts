@@ -13,6 +13,10 @@ export interface CompactReportView {
   messagesAfter: number;
   tokensBefore: number;
   tokensAfter: number;
+  /** The whole request's budget (`--budget`). */
+  budgetTokens: number;
+  /** Tokens of the body's tool definitions, counted within the budget. */
+  toolTokens: number;
   report: CompactionReport;
   before: Composition;
   after: Composition;
@@ -27,7 +31,7 @@ export function renderCompactReport(view: CompactReportView): string {
   const { report } = view;
   const lines = [
     `ctxmem compact ${view.file} (${view.format}, ${view.messagesBefore} messages, history ${view.history})`,
-    `  tokens      ${formatNumber(view.tokensBefore)} → ${formatNumber(view.tokensAfter)}  (budget ${formatNumber(report.budgetTokens)}, target ${formatNumber(report.targetTokens)}, counted with ${view.counterName})`,
+    `  tokens      ${formatNumber(view.tokensBefore)} → ${formatNumber(view.tokensAfter)}  (budget ${formatNumber(view.budgetTokens)}${view.toolTokens > 0 ? ` incl. ${formatNumber(view.toolTokens)} of tool definitions` : ''}, target ${formatNumber(report.targetTokens + view.toolTokens)}, counted with ${view.counterName})`,
     `  messages    ${view.messagesBefore} → ${view.messagesAfter}`,
     `  summarizer  ${view.summarizerName}, ${report.summarizerCalls} call${report.summarizerCalls === 1 ? '' : 's'}${fallbackNote(report)}`,
     `  duration    compaction ${formatNumber(report.durationMs)} ms, total ${formatNumber(view.durationMs)} ms`,

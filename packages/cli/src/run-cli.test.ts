@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createTokenCounter, parseConversation } from '@ctxmem/core';
+import { countToolDefinitions, createTokenCounter, parseConversation } from '@ctxmem/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type CliContext, type CompactReportJson, runCli } from './index.js';
 
@@ -290,7 +290,11 @@ describe('ctxmem compact', () => {
     const compacted = parseConversation(
       JSON.parse(await readFile(join(directory, 'compacted.json'), 'utf8')),
     );
-    const tokensAfter = counter.countMessages(compacted.messages);
+    const toolTokens = countToolDefinitions(
+      (JSON.parse(await readFile(agentSession, 'utf8')) as { tools: unknown[] }).tools,
+      counter,
+    );
+    const tokensAfter = counter.countMessages(compacted.messages) + toolTokens;
 
     const report = JSON.parse(
       await readFile(join(directory, 'report.json'), 'utf8'),
@@ -300,6 +304,7 @@ describe('ctxmem compact', () => {
       format: 'openai-chat',
       history: 'compressed',
       budgetTokens: 8000,
+      toolTokens,
       targetTokens: 6000,
       settings: { minMessagesToKeep: 2 },
       counter: counter.name,
@@ -311,7 +316,7 @@ describe('ctxmem compact', () => {
     expect(report.report.tokensBefore).toBeGreaterThan(report.report.tokensAfter);
     expect(report.report.strategies.some((strategy) => strategy.applied)).toBe(true);
     expect(Object.values(report.after.composition).reduce((sum, value) => sum + value, 0)).toBe(
-      tokensAfter - counter.promptOverhead,
+      tokensAfter - toolTokens - counter.promptOverhead,
     );
     expect(report.offload.dir).toBe(join(directory, '.ctxmem', 'offload'));
     expect(report.offload.ids.length).toBeGreaterThan(0);
@@ -513,5 +518,97 @@ describe('ctxmem inspect', () => {
     );
     expectOneLineFailure(await run(['inspect']), 2, /missing a conversation file/);
     expectOneLineFailure(await run(['inspect', 'nope.json']), 1, /cannot read nope\.json/);
+  });
+});
+
+describe('ctxmem compact on whole request bodies', () => {
+  const tools = Array.from({ length: 12 }, (_, index) => ({
+    name: `tool_${index}`,
+    description: `Tool number ${index}, which does something with a long explanation. `.repeat(6),
+    input_schema: { type: 'object', properties: { query: { type: 'string' } } },
+  }));
+  const history = Array.from({ length: 40 }, (_, index) => [
+    { role: 'user', content: `Question ${index}: ${'what about the deployment plan '.repeat(12)}` },
+    {
+      role: 'assistant',
+      content: [
+        { type: 'tool_use', id: `toolu_${index}`, name: 'tool_1', input: { query: `q${index}` } },
+      ],
+    },
+    {
+      role: 'user',
+      content: [
+        {
+          type: 'tool_result',
+          tool_use_id: `toolu_${index}`,
+          content: `result ${index} `.repeat(60),
+        },
+      ],
+    },
+    { role: 'assistant', content: `Answer ${index}.` },
+  ]).flat();
+
+  it('counts an Anthropic body’s system and tools, and keeps the system at the top level', async () => {
+    const file = join(directory, 'anthropic.json');
+    const request = {
+      model: 'claude-sonnet-4-5',
+      max_tokens: 1024,
+      system: 'You are an operations agent.',
+      tools,
+      messages: [...history, { role: 'user', content: 'Which host runs the API?' }],
+    };
+    await writeFile(file, JSON.stringify(request));
+    const result = await run([
+      'compact',
+      'anthropic.json',
+      '--budget',
+      '6000',
+      '--out',
+      'out.json',
+    ]);
+    expect(result.code).toBe(0);
+    const written = JSON.parse(await readFile(join(directory, 'out.json'), 'utf8')) as {
+      system: string;
+      tools: unknown[];
+      messages: Array<{ role: string }>;
+    };
+    expect(written.system.startsWith('You are an operations agent.')).toBe(true);
+    expect(written.messages.every((message) => message.role !== 'system')).toBe(true);
+    expect(written.tools).toEqual(tools);
+    const counter = createTokenCounter();
+    const toolTokens = tools.reduce(
+      (sum, tool) => sum + counter.countText(JSON.stringify(tool)) + 10,
+      0,
+    );
+    const messageTokens = counter.countMessages(parseConversation(written).messages);
+    expect(toolTokens + messageTokens).toBeLessThanOrEqual(6000);
+  });
+
+  it('fails with one line and the numbers when the tools alone exceed the budget', async () => {
+    await writeFile(
+      join(directory, 'tools.json'),
+      JSON.stringify({ model: 'gpt-4o', tools, messages: [{ role: 'user', content: 'hi' }] }),
+    );
+    expectOneLineFailure(
+      await run(['compact', 'tools.json', '--budget', '500']),
+      1,
+      /12 tool definitions alone take \d+ tokens of the budget of 500/,
+    );
+  });
+
+  it('fails instead of emptying the history when the system and newest message cannot fit', async () => {
+    await writeFile(
+      join(directory, 'small.json'),
+      JSON.stringify([
+        { role: 'system', content: 'Rules. '.repeat(100) },
+        { role: 'user', content: 'old' },
+        { role: 'assistant', content: 'old answer' },
+        { role: 'user', content: 'The newest question. '.repeat(40) },
+      ]),
+    );
+    const result = await run(['compact', 'small.json', '--budget', '225']);
+    expect(result.code).not.toBe(0);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/225/);
   });
 });

@@ -32,7 +32,7 @@ export function checkTrigger(
     });
   }
   if (manual) return 'manual';
-  if (budget.contextWindow - tokens < budget.reserveTokens) return 'reserve';
+  if (tokens > budget.budgetTokens) return 'reserve';
   if (tokens >= budget.triggerTokens) return 'threshold';
   if (budget.maxMessages !== undefined && messageCount > budget.maxMessages) {
     return 'message-count';

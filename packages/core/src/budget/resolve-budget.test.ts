@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidArgumentError } from '../errors/index.js';
+import { BudgetExceededError, InvalidArgumentError } from '../errors/index.js';
 import { resolveBudget } from './resolve-budget.js';
 
 function expectInvalid(run: () => unknown, argument: string) {
@@ -14,15 +14,55 @@ function expectInvalid(run: () => unknown, argument: string) {
 }
 
 describe('resolveBudget', () => {
-  it('applies the seed defaults: trigger at 80 %, target 60 %, reserve 10 % or 2,000', () => {
+  it('applies the defaults: trigger at 80 %, target 60 %, reserve 10 % or 2,000', () => {
     expect(resolveBudget({ contextWindow: 128_000 })).toEqual({
       contextWindow: 128_000,
+      fixedTokens: 0,
       reserveTokens: 12_800,
       budgetTokens: 115_200,
       triggerTokens: 102_400,
       targetTokens: 76_800,
       maxMessages: undefined,
     });
+  });
+
+  it('takes tool definitions off the window and reserves the requested output exactly', () => {
+    const budget = resolveBudget({
+      contextWindow: 16_000,
+      fixedTokens: 6_300,
+      outputTokens: 2_000,
+    });
+    expect(budget).toMatchObject({
+      fixedTokens: 6_300,
+      reserveTokens: 2_000,
+      budgetTokens: 7_700,
+      // 80 % and 60 % of what the tools leave (9,700), never above the budget.
+      triggerTokens: 7_700,
+      targetTokens: 5_820,
+    });
+    expect(budget.budgetTokens + budget.fixedTokens + budget.reserveTokens).toBe(16_000);
+  });
+
+  it('throws BudgetExceededError with the numbers when tools and output leave no room', () => {
+    let caught: unknown;
+    try {
+      resolveBudget({ contextWindow: 8_000, fixedTokens: 7_000, outputTokens: 1_000 });
+    } catch (error) {
+      caught = error;
+    }
+    expect(BudgetExceededError.isInstance(caught)).toBe(true);
+    expect((caught as BudgetExceededError).message).toMatch(
+      /7000 tokens of tool definitions and 1000 tokens of output/,
+    );
+    expect((caught as BudgetExceededError).budgetTokens).toBe(8_000);
+  });
+
+  it('rejects bad fixed and output figures', () => {
+    expect(() => resolveBudget({ contextWindow: 8_000, fixedTokens: -1 })).toThrow(/fixedTokens/);
+    expect(() => resolveBudget({ contextWindow: 8_000, outputTokens: 0 })).toThrow(/outputTokens/);
+    expect(() => resolveBudget({ contextWindow: 8_000, outputTokens: 1.5 })).toThrow(
+      /outputTokens/,
+    );
   });
 
   it('uses the minimum reserve when 10 % is smaller', () => {

@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from '../errors/index.js';
+import { BudgetExceededError, InvalidArgumentError } from '../errors/index.js';
 
 export interface ReserveOptions {
   /** Share of the window kept free for the next reply. @default 0.1 */
@@ -18,18 +18,35 @@ export interface ResolveBudgetOptions {
   reserve?: ReserveOptions;
   /** Also compact when the prompt has more messages than this. @default undefined (no limit) */
   maxMessages?: number;
+  /**
+   * Tokens of the request that are not messages and cannot be compacted: tool definitions, for
+   * example. They come off the window before anything else.
+   * @default 0
+   */
+  fixedTokens?: number;
+  /**
+   * The output the request asks for (`maxOutputTokens`, `max_tokens`). When set it is the reserve,
+   * exactly; when unset `reserve` applies.
+   * @default undefined (the `reserve` default)
+   */
+  outputTokens?: number;
 }
 
 /** The token figures every compaction decision is made against. */
 export interface Budget {
   contextWindow: number;
-  /** Tokens kept free for the reply: `max(ratio × window, min)`, never more than a quarter of the window. */
+  /** Tokens of the request outside its messages (tool definitions). */
+  fixedTokens: number;
+  /**
+   * Tokens kept free for the reply: the requested output when there is one, otherwise
+   * `max(ratio × window, min)`, never more than a quarter of the window.
+   */
   reserveTokens: number;
-  /** The hard limit of a prompt: `contextWindow − reserveTokens`. */
+  /** The hard limit of the messages (system included): `contextWindow − fixedTokens − reserveTokens`. */
   budgetTokens: number;
-  /** Compaction triggers at this many tokens (`threshold × window`, never above `budgetTokens`). */
+  /** Compaction triggers at this many tokens (`threshold × (window − fixed)`, never above `budgetTokens`). */
   triggerTokens: number;
-  /** Compaction compresses down to this many tokens (`retainedRatio × window`, never above `triggerTokens`). */
+  /** Compaction compresses down to this many tokens (`retainedRatio × (window − fixed)`, never above `triggerTokens`). */
   targetTokens: number;
   maxMessages: number | undefined;
 }
@@ -57,10 +74,13 @@ function requireInteger(value: number, argument: string, minimum: number): void 
 }
 
 /**
- * Turns a context window and ratios into token figures (trigger at 80 %, keep 10 % or
- * 2,000 tokens free, land at 60 % after a compaction). Throws `InvalidArgumentError` for a
+ * Turns a context window and ratios into token figures for the messages of one request: the
+ * window minus what cannot be compacted (tool definitions: `fixedTokens`) minus the reply's
+ * reserve (the requested output when known, otherwise 10 % or 2,000 tokens); compaction triggers
+ * at 80 % and lands at 60 % of what the fixed costs leave. Throws `InvalidArgumentError` for a
  * window that is not a positive integer, ratios outside (0, 1], a retained ratio above the
- * threshold, or a bad reserve or message limit.
+ * threshold, or a bad reserve, output or message limit, and `BudgetExceededError` (with the
+ * numbers) when the fixed costs and the output leave no room for messages at all.
  */
 export function resolveBudget({
   contextWindow,
@@ -68,6 +88,8 @@ export function resolveBudget({
   retainedRatio = 0.6,
   reserve = {},
   maxMessages,
+  fixedTokens = 0,
+  outputTokens,
 }: ResolveBudgetOptions): Budget {
   requireInteger(contextWindow, 'contextWindow', 1);
   requireRatio(threshold, 'threshold');
@@ -82,16 +104,33 @@ export function resolveBudget({
   requireRatio(reserveRatio, 'reserve.ratio', { allowZero: true });
   requireInteger(reserveMin, 'reserve.min', 0);
   if (maxMessages !== undefined) requireInteger(maxMessages, 'maxMessages', 1);
+  requireInteger(fixedTokens, 'fixedTokens', 0);
+  if (outputTokens !== undefined) requireInteger(outputTokens, 'outputTokens', 1);
 
-  const reserveTokens = Math.min(
-    Math.max(Math.ceil(reserveRatio * contextWindow), reserveMin),
-    Math.floor(MAX_RESERVE_SHARE * contextWindow),
-  );
-  const budgetTokens = contextWindow - reserveTokens;
-  const triggerTokens = Math.max(1, Math.min(Math.floor(threshold * contextWindow), budgetTokens));
-  const targetTokens = Math.max(
-    1,
-    Math.min(Math.floor(retainedRatio * contextWindow), triggerTokens),
-  );
-  return { contextWindow, reserveTokens, budgetTokens, triggerTokens, targetTokens, maxMessages };
+  const reserveTokens =
+    outputTokens ??
+    Math.min(
+      Math.max(Math.ceil(reserveRatio * contextWindow), reserveMin),
+      Math.floor(MAX_RESERVE_SHARE * contextWindow),
+    );
+  const budgetTokens = contextWindow - fixedTokens - reserveTokens;
+  if (budgetTokens < 1) {
+    throw new BudgetExceededError({
+      message: `The request cannot fit a ${contextWindow}-token window: ${fixedTokens} tokens of tool definitions and ${reserveTokens} tokens of output leave ${budgetTokens} for the messages.`,
+      requiredTokens: fixedTokens + reserveTokens + 1,
+      budgetTokens: contextWindow,
+    });
+  }
+  const room = contextWindow - fixedTokens;
+  const triggerTokens = Math.max(1, Math.min(Math.floor(threshold * room), budgetTokens));
+  const targetTokens = Math.max(1, Math.min(Math.floor(retainedRatio * room), triggerTokens));
+  return {
+    contextWindow,
+    fixedTokens,
+    reserveTokens,
+    budgetTokens,
+    triggerTokens,
+    targetTokens,
+    maxMessages,
+  };
 }

@@ -17,10 +17,12 @@ import type {
   TokenCounter,
 } from '../contracts/index.js';
 import {
+  BudgetExceededError,
   ConflictError,
   CtxmemError,
   InvalidArgumentError,
   InvalidMessageError,
+  ScopeRequiredError,
 } from '../errors/index.js';
 import { flushThresholdTokens, requestFlushNotes, writeFlushNotes } from '../flush/index.js';
 import {
@@ -38,7 +40,7 @@ import {
 import { createInMemoryOffloadStore } from '../offload/index.js';
 import { scopeKey } from '../storage/index.js';
 import { createExtractiveSummarizer, withFallback } from '../summarize/index.js';
-import { createTokenCounter } from '../tokens/index.js';
+import { countToolDefinitions, createTokenCounter } from '../tokens/index.js';
 import { KeyedMutex } from './keyed-mutex.js';
 import { messageFingerprint } from './message-fingerprint.js';
 
@@ -145,6 +147,18 @@ export interface PrepareOptions {
   /** Compact now, even under the threshold (manual trigger). @default false */
   force?: boolean;
   abortSignal?: AbortSignal;
+  /**
+   * The tool definitions the request carries, as it carries them (see `countToolDefinitions`):
+   * their tokens come off the window before the messages get any.
+   * @default [] (no tools)
+   */
+  tools?: readonly unknown[];
+  /**
+   * The output the request asks for (`maxOutputTokens`, `max_tokens`): reserved exactly. When
+   * unset, the manager's `reserve` stands in for it.
+   * @default undefined
+   */
+  maxOutputTokens?: number;
 }
 
 export interface PrepareResult {
@@ -152,6 +166,12 @@ export interface PrepareResult {
   messages: Message[];
   /** Tokens of `messages`. */
   tokens: number;
+  /**
+   * The figures this request was fitted against: the window less the tool definitions
+   * (`fixedTokens`) and the output reserve. `tokens + budget.fixedTokens + budget.reserveTokens`
+   * never exceeds `budget.contextWindow`.
+   */
+  budget: Budget;
   /** Whether this prompt comes from a new compaction (run now, or prepared in the background and adopted now). */
   compacted: boolean;
   report?: CompactionReport;
@@ -270,6 +290,22 @@ function explainInvalidInput(error: unknown, messages: readonly Message[]): unkn
     return validationError;
   }
   return error;
+}
+
+/**
+ * Restates a prompt that cannot fit in terms of the whole request: what the system messages and
+ * the newest user message need, plus the tool definitions and the output reserve, against the
+ * window.
+ */
+function explainBudget(error: unknown, budget: Budget): unknown {
+  if (!BudgetExceededError.isInstance(error)) return error;
+  const required = error.requiredTokens + budget.fixedTokens + budget.reserveTokens;
+  return new BudgetExceededError({
+    message: `The request cannot fit the ${budget.contextWindow}-token window: the system messages and the newest user message need ${error.requiredTokens} tokens, tool definitions ${budget.fixedTokens} and the output reserve ${budget.reserveTokens}, ${required} in all.`,
+    requiredTokens: required,
+    budgetTokens: budget.contextWindow,
+    cause: error,
+  });
 }
 
 function errorText(error: unknown): string {
@@ -453,10 +489,11 @@ export function createContextManager(options: ContextManagerOptions = {}): Conte
     trigger: NonNullable<ReturnType<typeof checkTrigger>>,
     abortSignal: AbortSignal | undefined,
     state: SessionState,
+    callBudget: Budget,
   ) {
     const result = await compact(working, {
-      budgetTokens: budget.budgetTokens,
-      targetTokens: budget.targetTokens,
+      budgetTokens: callBudget.budgetTokens,
+      targetTokens: callBudget.targetTokens,
       counter,
       summarizer,
       offloadStore,
@@ -485,12 +522,13 @@ export function createContextManager(options: ContextManagerOptions = {}): Conte
     scope: Scope,
     messages: Message[],
     tokens: number,
+    callBudget: Budget,
     abortSignal?: AbortSignal,
   ) {
     if (!injectEnabled || !memory?.search) return { messages, tokens, injected: 0 };
     const newest = lastUserMessage(messages);
     if (!newest) return { messages, tokens, injected: 0 };
-    const room = Math.min(memory.maxTokens ?? 800, budget.budgetTokens - tokens);
+    const room = Math.min(memory.maxTokens ?? 800, callBudget.budgetTokens - tokens);
     if (room <= 0) return { messages, tokens, injected: 0 };
     try {
       const hits = await withTimeout(
@@ -512,7 +550,7 @@ export function createContextManager(options: ContextManagerOptions = {}): Conte
       if (!rendered) return { messages, tokens, injected: 0 };
       const injected = placeMemoryInjection(messages, rendered.text);
       const injectedTokens = counter.countMessages(injected);
-      if (injectedTokens > budget.budgetTokens) return { messages, tokens, injected: 0 };
+      if (injectedTokens > callBudget.budgetTokens) return { messages, tokens, injected: 0 };
       onEvent?.({
         type: 'memory-injection',
         scope,
@@ -522,16 +560,31 @@ export function createContextManager(options: ContextManagerOptions = {}): Conte
       return { messages: injected, tokens: injectedTokens, injected: rendered.cards.length };
     } catch (error) {
       onEvent?.({ type: 'memory-injection', scope, cards: 0, tokens: 0 });
-      if (CtxmemError.isInstance(error) && error.name === 'CtxmemScopeRequiredError') throw error;
+      if (ScopeRequiredError.isInstance(error)) throw error;
       return { messages, tokens, injected: 0 };
     }
+  }
+
+  /** The budget of one request: the manager's, less its tool definitions and requested output. */
+  function budgetFor(tools: readonly unknown[] | undefined, maxOutputTokens: number | undefined) {
+    if ((tools === undefined || tools.length === 0) && maxOutputTokens === undefined) return budget;
+    return resolveBudget({
+      contextWindow,
+      threshold,
+      retainedRatio,
+      reserve,
+      maxMessages,
+      fixedTokens: tools === undefined ? 0 : countToolDefinitions(tools, counter),
+      ...(maxOutputTokens === undefined ? {} : { outputTokens: maxOutputTokens }),
+    });
   }
 
   async function prepareLocked(
     key: string,
     original: readonly Message[],
-    { scope = {}, force = false, abortSignal }: PrepareOptions,
+    { scope = {}, force = false, abortSignal, tools, maxOutputTokens }: PrepareOptions,
   ): Promise<PrepareResult> {
+    const callBudget = budgetFor(tools, maxOutputTokens);
     const state = session(key);
 
     // The original history is recorded as the host gave it, before any repair.
@@ -567,7 +620,7 @@ export function createContextManager(options: ContextManagerOptions = {}): Conte
     const cycle = entry?.cycle ?? 0;
     if (tokens >= flushTokens) startFlush(scope, messages, state, cycle);
 
-    let trigger = checkTrigger(tokens, working.length, budget, { manual: force });
+    let trigger = checkTrigger(tokens, working.length, callBudget, { manual: force });
     let output: Message[] = working;
     let report: CompactionReport | undefined;
     let cards: MemoryCardDraft[] = [];
@@ -582,7 +635,7 @@ export function createContextManager(options: ContextManagerOptions = {}): Conte
       output = working;
       report = pending.report;
       cards = pending.cards;
-      trigger = checkTrigger(tokens, working.length, budget, { manual: false });
+      trigger = checkTrigger(tokens, working.length, callBudget, { manual: false });
     }
     if (trigger) {
       const { result, entry: next } = await runCompaction(
@@ -593,7 +646,10 @@ export function createContextManager(options: ContextManagerOptions = {}): Conte
         trigger,
         abortSignal,
         state,
-      );
+        callBudget,
+      ).catch((error: unknown) => {
+        throw explainBudget(error, callBudget);
+      });
       state.entry = next;
       state.pending = undefined;
       output = result.messages;
@@ -606,11 +662,20 @@ export function createContextManager(options: ContextManagerOptions = {}): Conte
         backgroundCompaction &&
         !state.background &&
         !state.pending &&
-        tokens >= budget.triggerTokens - 0.1 * contextWindow
+        tokens >= callBudget.triggerTokens - 0.1 * contextWindow
       ) {
         const snapshot = [...working];
         const covered = [...fingerprints];
-        const run = runCompaction(scope, snapshot, covered, entry, 'threshold', undefined, state)
+        const run = runCompaction(
+          scope,
+          snapshot,
+          covered,
+          entry,
+          'threshold',
+          undefined,
+          state,
+          callBudget,
+        )
           .then(({ result, entry: next }) => {
             state.pending = { entry: next, report: result.report, cards: result.cards };
           })
@@ -630,10 +695,11 @@ export function createContextManager(options: ContextManagerOptions = {}): Conte
       }
     }
 
-    const injected = await inject(scope, output, tokens, abortSignal);
+    const injected = await inject(scope, output, tokens, callBudget, abortSignal);
     return {
       messages: injected.messages,
       tokens: injected.tokens,
+      budget: callBudget,
       compacted: report !== undefined,
       ...(report ? { report } : {}),
       cards,

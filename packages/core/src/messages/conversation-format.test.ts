@@ -59,6 +59,21 @@ describe('detectFormat', () => {
     expect(detectFormat([])).toBe('openai-chat');
   });
 
+  it.each<[string, unknown]>([
+    [
+      'Anthropic tool use',
+      [{ role: 'assistant', content: [{ type: 'tool_use', id: 'a', name: 'f', input: {} }] }],
+    ],
+    [
+      'Anthropic images',
+      [{ role: 'user', content: [{ type: 'image', source: { type: 'base64' } }] }],
+    ],
+    ['a top-level system', { system: 'S', messages: [{ role: 'user', content: 'hi' }] }],
+    ['a claude model', { model: 'claude-3-5-haiku', messages: [{ role: 'user', content: 'hi' }] }],
+  ])('recognises Anthropic Messages by %s', (_case, input) => {
+    expect(detectFormat(input)).toBe('anthropic');
+  });
+
   it('reads JSON text', () => {
     expect(detectFormat('[{"role":"tool","tool_call_id":"a","content":"x"}]')).toBe('openai-chat');
   });
@@ -78,14 +93,12 @@ describe('detectFormat', () => {
       'UI messages',
     ],
     [
-      'Anthropic tool use',
-      [{ role: 'assistant', content: [{ type: 'tool_use', id: 'a', name: 'f', input: {} }] }],
-      'Anthropic',
-    ],
-    [
-      'Anthropic images',
-      [{ role: 'user', content: [{ type: 'image', source: { type: 'base64' } }] }],
-      'Anthropic',
+      'a mix of Anthropic and OpenAI shapes',
+      [
+        { role: 'assistant', content: [{ type: 'tool_use', id: 'a', name: 'f', input: {} }] },
+        { role: 'tool', tool_call_id: 'a', content: 'x' },
+      ],
+      'mixes Anthropic',
     ],
     ['an unknown role', [{ role: 'human', content: 'x' }], 'unknown role "human"'],
     [

@@ -5,11 +5,12 @@
 import type { Message } from '../contracts/index.js';
 import { UnsupportedFormatError } from '../errors/index.js';
 import { fromModelMessages, toModelMessages } from './ai-sdk-messages.js';
+import { fromAnthropicMessages, toAnthropicMessages } from './anthropic-messages.js';
 import { describeValue, isPlainObject } from './json-values.js';
 import { fromOpenAIChat, toOpenAIChat } from './openai-chat.js';
 
 /** The conversation formats ctxmem reads and writes. */
-export type ConversationFormat = 'openai-chat' | 'ai-sdk';
+export type ConversationFormat = 'openai-chat' | 'ai-sdk' | 'anthropic';
 
 /**
  * The object a `messages` array came in (a request body, a saved chat), with `messages` set to
@@ -22,6 +23,8 @@ export interface ParsedConversation {
   messages: Message[];
   /** `undefined` when the input was a bare array. */
   envelope: ConversationEnvelope | undefined;
+  /** An Anthropic body's `system` was an array of blocks (not a string). */
+  systemAsBlocks?: boolean;
 }
 
 interface Signal {
@@ -31,16 +34,19 @@ interface Signal {
 }
 
 /**
- * Tells which format a conversation is in: `'openai-chat'` (Chat Completions messages) or
- * `'ai-sdk'` (`ModelMessage`). Accepts a bare array, an object with a `messages` array, or JSON
- * text of either. Conversations of plain string messages look the same in both formats (and
- * convert to the same core messages); they are reported as `'openai-chat'`.
+ * Tells which format a conversation is in: `'openai-chat'` (Chat Completions messages),
+ * `'ai-sdk'` (`ModelMessage`) or `'anthropic'` (an Anthropic Messages body: a top-level `system`,
+ * Anthropic content blocks such as `tool_use`, or a `claude-*` model). Accepts a bare array, an
+ * object with a `messages` array, or JSON text of either. Conversations of plain string messages
+ * look the same in OpenAI and AI SDK form (and convert to the same core messages); they are
+ * reported as `'openai-chat'` unless the body says Anthropic.
  *
  * Throws `UnsupportedFormatError` naming what was seen for anything else: other shapes, other
- * providers' formats (Anthropic, Gemini, LangChain), or messages that mix both formats.
+ * providers' formats (Gemini, LangChain), or messages that mix formats.
  */
 export function detectFormat(json: unknown): ConversationFormat {
-  return detect(messagesOf(parseText(json)));
+  const value = parseText(json);
+  return detect(messagesOf(value), value);
 }
 
 /**
@@ -51,13 +57,25 @@ export function detectFormat(json: unknown): ConversationFormat {
 export function parseConversation(json: unknown): ParsedConversation {
   const value = parseText(json);
   const messages = messagesOf(value);
-  const format = detect(messages);
+  const format = detect(messages, value);
+  const envelope: ConversationEnvelope | undefined = Array.isArray(value)
+    ? undefined
+    : { ...(value as Record<string, unknown>), messages: [] };
+  if (format === 'anthropic') {
+    const system = envelope?.system;
+    if (envelope) delete envelope.system;
+    return {
+      format,
+      messages: fromAnthropicMessages({ system, messages }),
+      // Remembers how the system was shaped, so it is written back the same way.
+      envelope: envelope ?? {},
+      ...(Array.isArray(system) ? { systemAsBlocks: true } : {}),
+    } as ParsedConversation;
+  }
   return {
     format,
     messages: format === 'openai-chat' ? fromOpenAIChat(messages) : fromModelMessages(messages),
-    envelope: Array.isArray(value)
-      ? undefined
-      : { ...(value as Record<string, unknown>), messages: [] },
+    envelope,
   };
 }
 
@@ -69,7 +87,16 @@ export function serializeConversation(
   messages: readonly Message[],
   format: ConversationFormat,
   envelope?: ConversationEnvelope,
+  options: { systemAsBlocks?: boolean } = {},
 ): unknown {
+  if (format === 'anthropic') {
+    const { system, messages: converted } = toAnthropicMessages(messages, {
+      systemAsText: options.systemAsBlocks !== true,
+    });
+    // The system goes back where Anthropic wants it: the top of the body, before the messages.
+    const { messages: _messages, ...rest } = envelope ?? {};
+    return { ...(system === undefined ? {} : { system }), ...rest, messages: converted };
+  }
   const converted = format === 'openai-chat' ? toOpenAIChat(messages) : toModelMessages(messages);
   return envelope === undefined ? converted : { ...envelope, messages: converted };
 }
@@ -104,11 +131,24 @@ function messagesOf(value: unknown): unknown[] {
   });
 }
 
-function detect(messages: readonly unknown[]): ConversationFormat {
+function anthropicBody(value: unknown): boolean {
+  if (!isPlainObject(value)) return false;
+  if (value.system !== undefined) return true;
+  return typeof value.model === 'string' && value.model.toLowerCase().startsWith('claude');
+}
+
+function detect(messages: readonly unknown[], value: unknown): ConversationFormat {
   let openai: Signal | undefined;
   let aiSdk: Signal | undefined;
+  let anthropic: Signal | undefined;
+  if (anthropicBody(value))
+    anthropic = { format: 'anthropic', evidence: 'a top-level system or a claude model' };
   messages.forEach((message, index) => {
     for (const signal of signalsOf(message, `messages[${index}]`)) {
+      if (signal.format === 'anthropic') {
+        anthropic ??= signal;
+        continue;
+      }
       if (signal.format === 'foreign') {
         throw new UnsupportedFormatError({
           message: `Unsupported conversation format: ${signal.evidence}.`,
@@ -123,6 +163,13 @@ function detect(messages: readonly unknown[]): ConversationFormat {
       message: `The messages mix OpenAI Chat (${openai.evidence}) and AI SDK (${aiSdk.evidence}) shapes.`,
     });
   }
+  const other = openai ?? aiSdk;
+  if (anthropic && other) {
+    throw new UnsupportedFormatError({
+      message: `The body mixes Anthropic (${anthropic.evidence}) and ${other.format === 'ai-sdk' ? 'AI SDK' : 'OpenAI Chat'} (${other.evidence}) shapes.`,
+    });
+  }
+  if (anthropic) return 'anthropic';
   return aiSdk ? 'ai-sdk' : 'openai-chat';
 }
 
@@ -157,6 +204,8 @@ function signalsOf(message: unknown, path: string): Signal[] {
     signals.push({ format: 'openai-chat', evidence: `${path}: ${evidence}` });
   const aiSdk = (evidence: string) =>
     signals.push({ format: 'ai-sdk', evidence: `${path}: ${evidence}` });
+  const anthropic = (evidence: string) =>
+    signals.push({ format: 'anthropic', evidence: `${path}: ${evidence}` });
   const foreign = (evidence: string) =>
     signals.push({ format: 'foreign', evidence: `${path}: ${evidence}` });
 
@@ -206,10 +255,9 @@ function signalsOf(message: unknown, path: string): Signal[] {
       const type = part.type;
       const where = `content[${index}] type ${JSON.stringify(type)}`;
       if (openaiPartTypes.has(type)) openai(where);
-      else if (type === 'image' && isPlainObject(part.source))
-        foreign(`${where} with a source looks like Anthropic Messages`);
+      else if (type === 'image' && isPlainObject(part.source)) anthropic(`${where} with a source`);
       else if (aiSdkPartTypes.has(type)) aiSdk(where);
-      else if (anthropicPartTypes.has(type)) foreign(`${where} looks like Anthropic Messages`);
+      else if (anthropicPartTypes.has(type)) anthropic(where);
       else if (type === 'file') {
         if (isPlainObject(part.file)) openai(`${where} with a file object`);
         else if ('data' in part || 'mediaType' in part || 'mimeType' in part)

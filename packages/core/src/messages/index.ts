@@ -4,6 +4,12 @@ export {
   toModelMessages,
 } from './ai-sdk-messages.js';
 export {
+  ANTHROPIC_OPTIONS_KEY,
+  type AnthropicMessagesBody,
+  fromAnthropicMessages,
+  toAnthropicMessages,
+} from './anthropic-messages.js';
+export {
   type ConversationEnvelope,
   type ConversationFormat,
   detectFormat,

@@ -4,3 +4,4 @@ export { createEstimateCounter, type EstimateCounterOptions } from './create-est
 export { createTokenCounter, type TokenCounterOptions } from './create-token-counter.js';
 export { encodingForModel } from './encoding-for-model.js';
 export { estimateTextTokens } from './estimate-text-tokens.js';
+export { countToolDefinitions, TOOL_DEFINITION_OVERHEAD } from './tool-definitions-cost.js';
