@@ -21,12 +21,38 @@ function fakeFetch(respond: () => Response) {
   return { fetch, requests };
 }
 
-const answer = (content: unknown) =>
-  new Response(JSON.stringify({ choices: [{ message: { role: 'assistant', content } }] }), {
-    status: 200,
-  });
+const answer = (content: unknown, finishReason?: string) =>
+  new Response(
+    JSON.stringify({
+      choices: [
+        {
+          message: { role: 'assistant', content },
+          ...(finishReason ? { finish_reason: finishReason } : {}),
+        },
+      ],
+    }),
+    { status: 200 },
+  );
 
 describe('createOpenAICompatibleComplete', () => {
+  it('reports why the model stopped, so a cut-off answer is not taken for a whole one', async () => {
+    const cut = createOpenAICompatibleComplete({
+      apiKey: 'sk-test',
+      model: 'gpt-4o-mini',
+      fetch: fakeFetch(() => answer('{"summary":{"keyFacts":["a', 'length')).fetch,
+    });
+    expect(await cut({ prompt: 'x' })).toEqual({
+      text: '{"summary":{"keyFacts":["a',
+      finishReason: 'length',
+    });
+    const filtered = createOpenAICompatibleComplete({
+      apiKey: 'sk-test',
+      model: 'gpt-4o-mini',
+      fetch: fakeFetch(() => answer('', 'content_filter')).fetch,
+    });
+    expect(await filtered({ prompt: 'x' })).toEqual({ text: '', finishReason: 'content-filter' });
+  });
+
   it('posts a chat completion and returns the answer', async () => {
     const { fetch, requests } = fakeFetch(() => answer('{"summary":{}}'));
     const complete = createOpenAICompatibleComplete({
@@ -40,7 +66,7 @@ describe('createOpenAICompatibleComplete', () => {
       maxOutputTokens: 500,
       responseFormat: 'json',
     });
-    expect(text).toBe('{"summary":{}}');
+    expect(text).toEqual({ text: '{"summary":{}}' });
     expect(requests).toHaveLength(1);
     const [request] = requests;
     expect(request!.url).toBe('https://api.openai.com/v1/chat/completions');

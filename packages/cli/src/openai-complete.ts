@@ -1,4 +1,4 @@
-import type { CompleteFn, CompleteRequest } from '@ctxmem/core';
+import type { CompleteFn, CompleteRequest, CompleteResult } from '@ctxmem/core';
 import { InvalidArgumentError } from '@ctxmem/core';
 
 export interface OpenAICompatibleCompleteOptions {
@@ -46,7 +46,7 @@ export function createOpenAICompatibleComplete({
   // OpenAI's reasoning models reject `max_tokens`; many compatible servers only know it.
   const maxTokensField = url.hostname === 'api.openai.com' ? 'max_completion_tokens' : 'max_tokens';
 
-  return async (request: CompleteRequest): Promise<string> => {
+  return async (request: CompleteRequest): Promise<CompleteResult> => {
     const body: Record<string, unknown> = {
       model,
       temperature,
@@ -78,12 +78,19 @@ export function createOpenAICompatibleComplete({
         `${url.origin}${url.pathname} answered with invalid JSON: ${errorDetail(text)}`,
       );
     }
-    const content = (data as { choices?: Array<{ message?: { content?: unknown } }> }).choices?.[0]
-      ?.message?.content;
+    const choice = (
+      data as { choices?: Array<{ message?: { content?: unknown }; finish_reason?: unknown }> }
+    ).choices?.[0];
+    const content = choice?.message?.content;
     if (typeof content !== 'string') {
       throw new Error(`${url.origin}${url.pathname} answered without choices[0].message.content`);
     }
-    return content;
+    // Chat Completions says `content_filter`; core speaks the AI SDK's `content-filter`.
+    const finishReason =
+      typeof choice?.finish_reason === 'string'
+        ? choice.finish_reason.replace('_', '-')
+        : undefined;
+    return finishReason === undefined ? { text: content } : { text: content, finishReason };
   };
 }
 

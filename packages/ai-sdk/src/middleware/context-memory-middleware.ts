@@ -1,24 +1,19 @@
 import {
-  type CompleteFn,
   type ContextManager,
   type ContextManagerOptions,
   createContextManager,
-  createExtractiveSummarizer,
   createInMemoryOffloadStore,
   createMemorySearch,
-  createModelSummarizer,
   createTokenCounter,
   defaultMemoryScope,
   type FlushOptions,
   InvalidArgumentError,
-  type MemorySearcher,
-  type MemoryStore,
   type MemoryToolsOptions,
   resolveContextWindow,
   type Scope,
   type Summarizer,
+  scopedMemory,
   scopeKey,
-  withFallback,
 } from '@ctxmem/core';
 import type { PromptVersion } from '../convert/prompt-types.js';
 import { checkScope, mergeScope, splitProviderOptions } from './call-scope.js';
@@ -32,6 +27,10 @@ import { PromptConversionCache } from './prompt-cache.js';
 /** The call options both AI SDK versions hand to a middleware, as far as ctxmem reads them. */
 export interface MiddlewareCallOptions {
   prompt: ReadonlyArray<object>;
+  /** The tool definitions sent with the prompt: counted against the window. */
+  tools?: ReadonlyArray<object>;
+  /** The requested output: reserved against the window. */
+  maxOutputTokens?: number;
   providerOptions?: Record<string, unknown>;
   headers?: Record<string, string | undefined>;
   abortSignal?: AbortSignal;
@@ -43,7 +42,7 @@ export type ScopeResolver = (params: MiddlewareCallOptions) => Scope | PromiseLi
 export interface ContextMemoryMiddlewareOptions
   extends Omit<
     ContextManagerOptions,
-    'model' | 'summarizer' | 'flush' | 'backgroundCompaction' | 'offloadStore'
+    'model' | 'summarizer' | 'modelSummarizer' | 'flush' | 'backgroundCompaction' | 'offloadStore'
   > {
   /**
    * Model id used to look up the context window and pick the tokenizer.
@@ -70,11 +69,7 @@ export interface ContextMemoryMiddlewareOptions
    * @default false
    */
   flush?: boolean | Partial<FlushOptions>;
-  /**
-   * Summarize in the background once a prompt passes `threshold − 0.1` of the window, so that the
-   * summary is ready when the threshold is reached and the user's turn waits for nothing.
-   * @default true
-   */
+  /** See `ContextManagerOptions.backgroundCompaction`; the default is core's. */
   backgroundCompaction?: boolean;
   /**
    * Whose conversation a call is: a fixed scope, or a function of the call options.
@@ -133,26 +128,6 @@ interface ModelSession {
   conversions: PromptConversionCache;
 }
 
-/** A memory store that files every card under `memoryScope(scope)`. */
-function scopedMemoryStore(store: MemoryStore, memoryScope: (scope: Scope) => Scope): MemoryStore {
-  return {
-    add: (scope, drafts) => store.add(memoryScope(scope), drafts),
-    list: (scope, listOptions) => store.list(memoryScope(scope), listOptions),
-    get: (scope, id) => store.get(memoryScope(scope), id),
-    remove: (scope, ids) => store.remove(memoryScope(scope), ids),
-  };
-}
-
-function scopedMemorySearcher(
-  search: MemorySearcher,
-  memoryScope: (scope: Scope) => Scope,
-): MemorySearcher {
-  return {
-    search: (scope, query, searchOptions) =>
-      search.search(memoryScope(scope), query, searchOptions),
-  };
-}
-
 function checkOptions(options: ContextMemoryMiddlewareOptions): void {
   if (options.summarizerModel !== undefined && !isLanguageModel(options.summarizerModel)) {
     throw new InvalidArgumentError({
@@ -173,7 +148,6 @@ function createContextMemory(
     summarizer,
     summarizerModel,
     flush,
-    backgroundCompaction = true,
     scope: scopeOption = {},
     offloadStore = createInMemoryOffloadStore(),
     cacheSize = 1_000,
@@ -182,10 +156,15 @@ function createContextMemory(
     memoryScope = defaultMemoryScope,
     ...managerOptions
   } = options;
-  const store = memory?.store ? scopedMemoryStore(memory.store, memoryScope) : undefined;
-  const rawSearch =
-    memory?.search ?? (memory?.store ? createMemorySearch({ store: memory.store }) : undefined);
-  const search = rawSearch ? scopedMemorySearcher(rawSearch, memoryScope) : undefined;
+  const { store, search } = scopedMemory(
+    {
+      ...(memory?.store ? { store: memory.store } : {}),
+      ...(memory?.search || memory?.store
+        ? { search: memory.search ?? createMemorySearch({ store: memory.store! }) }
+        : {}),
+    },
+    memoryScope,
+  );
   // The store and search above already map to the memory scope (the tools share them).
   const resolvedMemory = memory
     ? {
@@ -197,26 +176,6 @@ function createContextMemory(
     : undefined;
   const sessions = new Map<string, ModelSession>();
 
-  function summarizerFor(
-    modelId: string,
-    complete: CompleteFn,
-    tokenCounter: NonNullable<typeof counter>,
-  ): Summarizer {
-    if (summarizer) return summarizer;
-    const window =
-      (summarizerModel ? resolveContextWindow(summarizerModel.modelId) : undefined) ??
-      managerOptions.contextWindow ??
-      resolveContextWindow(modelId);
-    const modelSummarizer = createModelSummarizer({
-      complete,
-      counter: tokenCounter,
-      ...(window === undefined ? {} : { contextWindow: window }),
-      name: `ai-sdk:${summarizerModel?.modelId ?? modelId}`,
-    });
-    // Fail closed: a failed model call never loses history, the extractive summary stands in.
-    return withFallback(modelSummarizer, createExtractiveSummarizer({ counter: tokenCounter }));
-  }
-
   function sessionFor(model: LanguageModelLike): ModelSession {
     const modelId = modelIdOption ?? model.modelId;
     const existing = sessions.get(modelId);
@@ -227,13 +186,24 @@ function createContextMemory(
       ? languageModelComplete(summarizerModel)
       : languageModelComplete(model, { bypass: false });
     const flushOptions = flush === true ? { complete } : flush ? { complete, ...flush } : undefined;
+    const window =
+      (summarizerModel ? resolveContextWindow(summarizerModel.modelId) : undefined) ??
+      managerOptions.contextWindow ??
+      resolveContextWindow(modelId);
     const manager = createContextManager({
       ...managerOptions,
       model: modelId,
       counter: tokenCounter,
-      summarizer: summarizerFor(modelId, complete, tokenCounter),
+      ...(summarizer
+        ? { summarizer }
+        : {
+            modelSummarizer: {
+              complete,
+              ...(window === undefined ? {} : { contextWindow: window }),
+              name: `ai-sdk:${summarizerModel?.modelId ?? modelId}`,
+            },
+          }),
       offloadStore,
-      backgroundCompaction,
       cacheSize,
       ...(resolvedMemory ? { memory: resolvedMemory } : {}),
       ...(flushOptions ? { flush: flushOptions } : {}),
@@ -261,6 +231,10 @@ function createContextMemory(
       const prepared = await manager.prepare(converted.messages, {
         scope,
         ...(params.abortSignal ? { abortSignal: params.abortSignal } : {}),
+        ...(params.tools ? { tools: params.tools } : {}),
+        ...(params.maxOutputTokens === undefined
+          ? {}
+          : { maxOutputTokens: params.maxOutputTokens }),
       });
       const next = conversions.toPrompt(prepared.messages, converted, version);
       return next === prompt ? stripped : { ...stripped, prompt: next };

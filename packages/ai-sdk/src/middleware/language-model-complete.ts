@@ -24,7 +24,9 @@ export interface LanguageModelLike {
   readonly specificationVersion: string;
   readonly provider: string;
   readonly modelId: string;
-  doGenerate(options: TextCallOptions): PromiseLike<{ content: ReadonlyArray<{ type: string }> }>;
+  doGenerate(
+    options: TextCallOptions,
+  ): PromiseLike<{ content: ReadonlyArray<{ type: string }>; finishReason?: unknown }>;
 }
 
 export interface LanguageModelCompleteOptions {
@@ -78,9 +80,21 @@ export function languageModelComplete(
       ...(abortSignal === undefined ? {} : { abortSignal }),
       ...(bypass ? { providerOptions: { [CTXMEM_PROVIDER_OPTIONS_KEY]: { bypass: true } } } : {}),
     });
-    return result.content
+    const text = result.content
       .filter((part): part is { type: 'text'; text: string } => part.type === 'text')
       .map((part) => part.text)
       .join('');
+    const finishReason = unifiedFinishReason(result.finishReason);
+    return finishReason === undefined ? { text } : { text, finishReason };
   };
+}
+
+/** The finish reason of a V2 (a string) or V3/V4 (`{ unified, raw }`) model result. */
+function unifiedFinishReason(reason: unknown): string | undefined {
+  if (typeof reason === 'string') return reason;
+  if (typeof reason === 'object' && reason !== null) {
+    const unified = (reason as { unified?: unknown }).unified;
+    if (typeof unified === 'string') return unified;
+  }
+  return undefined;
 }

@@ -403,3 +403,61 @@ describe('createContextManager', () => {
     expect(JSON.stringify(a!.messages)).not.toContain('question from b');
   });
 });
+
+describe('one summary per prefix', () => {
+  function conversation(topic: string, turns: number): Message[] {
+    return Array.from({ length: turns }, (_, index) => ({
+      role: index % 2 === 0 ? ('user' as const) : ('assistant' as const),
+      content: `${topic} turn ${index}: ${`details about ${topic} number ${index} `.repeat(8)}`,
+    }));
+  }
+
+  function countingSummarizer() {
+    const summarizer = {
+      name: 'counting',
+      calls: 0,
+      async summarize(request: { messages: readonly Message[] }) {
+        summarizer.calls++;
+        return {
+          summary: {
+            sections: {
+              goal: [],
+              background: [],
+              keyFacts: [`summary of ${request.messages.length} messages`],
+              constraints: [],
+              decisions: [],
+              todos: [],
+              snippets: [],
+            },
+          },
+          cards: [],
+          calls: 1,
+        };
+      },
+    };
+    return summarizer;
+  }
+
+  it('summarizes each of two conversations that share a scope once, however they alternate', async () => {
+    const summarizer = countingSummarizer();
+    const manager = createContextManager({ contextWindow: 2_000, summarizer });
+    const first = conversation('billing', 40);
+    const second = conversation('shipping', 40);
+    for (let round = 0; round < 4; round++) {
+      await manager.prepare(round % 2 === 0 ? first : second);
+    }
+    expect(summarizer.calls).toBe(2);
+  });
+
+  it('summarizes once when two calls with the same history arrive at the same time', async () => {
+    const summarizer = countingSummarizer();
+    const manager = createContextManager({ contextWindow: 2_000, summarizer });
+    const history = conversation('billing', 40);
+    const [one, two] = await Promise.all([
+      manager.prepare(history, { scope: { sessionId: 's' } }),
+      manager.prepare(history, { scope: { sessionId: 's' } }),
+    ]);
+    expect(summarizer.calls).toBe(1);
+    expect(two.messages).toEqual(one.messages);
+  });
+});

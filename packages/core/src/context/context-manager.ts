@@ -39,7 +39,14 @@ import {
 } from '../messages/index.js';
 import { createInMemoryOffloadStore } from '../offload/index.js';
 import { scopeKey } from '../storage/index.js';
-import { createExtractiveSummarizer, withFallback } from '../summarize/index.js';
+import {
+  type CircuitBreakerOptions,
+  createExtractiveSummarizer,
+  createModelSummarizer,
+  type ModelSummarizerOptions,
+  withCircuitBreaker,
+  withFallback,
+} from '../summarize/index.js';
 import { countToolDefinitions, createTokenCounter } from '../tokens/index.js';
 import { KeyedMutex } from './keyed-mutex.js';
 import { messageFingerprint } from './message-fingerprint.js';
@@ -113,10 +120,24 @@ export interface ContextManagerOptions {
   /** @default createTokenCounter({ model }) */
   counter?: TokenCounter;
   /**
-   * Summarizes evicted rounds. The extractive summarizer is always kept as its fallback.
-   * @default the extractive summarizer (no model)
+   * Summarizes evicted rounds. It runs behind a circuit breaker (`summarizerCircuitBreaker`),
+   * and the extractive summarizer is always kept as its fallback.
+   * @default the model summarizer when `modelSummarizer` is set, else the extractive summarizer
    */
   summarizer?: Summarizer;
+  /**
+   * A model that writes the summaries: its call (`complete`, which adapters build from an AI SDK
+   * or LangChain model), its context window and a name. The manager builds the model summarizer
+   * on it, with the manager's counter. Ignored when `summarizer` is set.
+   * @default undefined (extractive summaries)
+   */
+  modelSummarizer?: Omit<ModelSummarizerOptions, 'counter'>;
+  /**
+   * Stops calling a summarizer that keeps failing, so that a dead model costs one fallback, not a
+   * timeout, per turn (see `withCircuitBreaker`); `false` turns it off.
+   * @default { failures: 3, cooldownMs: 60000 }
+   */
+  summarizerCircuitBreaker?: CircuitBreakerOptions | false;
   /** @default an in-memory offload store */
   offloadStore?: OffloadStore;
   /** Keeps the original history (for `recall_conversation`) and the working state across processes. */
@@ -214,6 +235,22 @@ export interface ContextManager {
   clear(scope?: Scope): Promise<void>;
   /** Resolves when background work (flushes, background compactions) has settled. */
   idle(): Promise<void>;
+}
+
+/** One 53-bit hash of a history's message fingerprints, in order. */
+function hashFingerprints(fingerprints: readonly string[]): string {
+  let first = 0x811c9dc5;
+  let second = 0x9747b28c;
+  for (const fingerprint of fingerprints) {
+    for (let index = 0; index < fingerprint.length; index++) {
+      const code = fingerprint.charCodeAt(index);
+      first = Math.imul(first ^ code, 0x01000193);
+      second = Math.imul(second ^ code, 0x5bd1e995);
+      second ^= second >>> 15;
+    }
+    first = Math.imul(first ^ 0x1f, 0x01000193);
+  }
+  return `${fingerprints.length}:${(first >>> 0).toString(36)}:${(second >>> 0).toString(36)}`;
 }
 
 function matchesPrefix(entry: CompactionEntry, fingerprints: readonly string[]): boolean {
@@ -348,10 +385,21 @@ export function createContextManager(options: ContextManagerOptions = {}): Conte
   const budget = resolveBudget({ contextWindow, threshold, retainedRatio, reserve, maxMessages });
   const counter = options.counter ?? createTokenCounter(model ? { model } : {});
   const extractive = createExtractiveSummarizer({ counter });
+  const primary =
+    options.summarizer ??
+    (options.modelSummarizer
+      ? createModelSummarizer({ ...options.modelSummarizer, counter })
+      : undefined);
+  const breaker = options.summarizerCircuitBreaker ?? {};
   // Fail closed: whatever summarizer the user gives, the extractive one is the last fallback.
-  const summarizer = options.summarizer ? withFallback(options.summarizer, extractive) : extractive;
+  const summarizer = primary
+    ? withFallback(breaker === false ? primary : withCircuitBreaker(primary, breaker), extractive)
+    : extractive;
   const offloadStore = options.offloadStore ?? createInMemoryOffloadStore();
   const sessions = new KeyedLru<SessionState>(cacheSize);
+  // Compactions by scope, budget and the exact messages they cover, so that a conversation is
+  // summarized once at a given point even when other conversations share its scope.
+  const compactions = new KeyedLru<{ entry: CompactionEntry }>(cacheSize);
   const mutex = new KeyedMutex();
   const background = new Set<Promise<unknown>>();
   const flushTokens = flush
@@ -609,6 +657,7 @@ export function createContextManager(options: ContextManagerOptions = {}): Conte
       });
     }
     const fingerprints = messages.map(messageFingerprint);
+    const compactionKey = `${key}\u0000${callBudget.budgetTokens}:${callBudget.targetTokens}\u0000${hashFingerprints(fingerprints)}`;
 
     let entry = state.entry;
     if (entry && !matchesPrefix(entry, fingerprints)) entry = undefined;
@@ -637,7 +686,15 @@ export function createContextManager(options: ContextManagerOptions = {}): Conte
       cards = pending.cards;
       trigger = checkTrigger(tokens, working.length, callBudget, { manual: false });
     }
-    if (trigger) {
+    const known = trigger && trigger !== 'manual' ? compactions.get(compactionKey) : undefined;
+    if (trigger && known && matchesPrefix(known.entry, fingerprints)) {
+      // This scope's conversation was compacted at exactly this point before (hosts that share
+      // one scope between conversations, or resend a request): reuse it, no summarizer call.
+      state.entry = known.entry;
+      state.pending = undefined;
+      output = [...known.entry.output];
+      tokens = counter.countMessages(output);
+    } else if (trigger) {
       const { result, entry: next } = await runCompaction(
         scope,
         working,
@@ -652,6 +709,7 @@ export function createContextManager(options: ContextManagerOptions = {}): Conte
       });
       state.entry = next;
       state.pending = undefined;
+      compactions.set(compactionKey, { entry: next });
       output = result.messages;
       report = result.report;
       cards = result.cards;

@@ -3,9 +3,20 @@ import type { Message } from './message.js';
 
 /**
  * The minimal model call that adapters supply (AI SDK, LangChain, an OpenAI-compatible endpoint).
- * It must honour `abortSignal`.
+ * It must honour `abortSignal`. It answers the text, or the text with the reason the model
+ * stopped, so that an answer cut off at the output limit is not taken for a whole one.
  */
-export type CompleteFn = (request: CompleteRequest) => Promise<string>;
+export type CompleteFn = (request: CompleteRequest) => Promise<string | CompleteResult>;
+
+/** A model's answer with why it stopped. */
+export interface CompleteResult {
+  text: string;
+  /**
+   * Why the model stopped, in the AI SDK's terms: `'stop'`, `'length'` (the output limit cut it
+   * off), `'content-filter'`, `'tool-calls'`, `'error'` or `'other'`. Unknown when unset.
+   */
+  finishReason?: string;
+}
 
 export interface CompleteRequest {
   system?: string;

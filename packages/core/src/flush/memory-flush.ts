@@ -8,6 +8,7 @@ import type {
 import { MEMORY_CARD_TYPES } from '../contracts/index.js';
 import { InvalidArgumentError } from '../errors/index.js';
 import { messageText } from '../messages/index.js';
+import { answerOf, unusableAnswerReason } from '../summarize/model-answer.js';
 
 export interface FlushThresholdOptions {
   contextWindow: number;
@@ -156,12 +157,16 @@ export async function requestFlushNotes({
   abortSignal?: AbortSignal;
   source: string;
 }): Promise<FlushNotes | undefined> {
-  const reply = await complete({
-    system: FLUSH_SYSTEM_PROMPT,
-    prompt: buildFlushPrompt(messages, { counter, maxInputTokens }),
-    responseFormat: 'json',
-    maxOutputTokens: 1_000,
-    ...(abortSignal ? { abortSignal } : {}),
-  });
-  return parseFlushReply(reply, source);
+  const answer = answerOf(
+    await complete({
+      system: FLUSH_SYSTEM_PROMPT,
+      prompt: buildFlushPrompt(messages, { counter, maxInputTokens }),
+      responseFormat: 'json',
+      maxOutputTokens: 1_000,
+      ...(abortSignal ? { abortSignal } : {}),
+    }),
+  );
+  // A cut-off or missing reply stores nothing: half a list of notes is not a list of notes.
+  if (!answer || unusableAnswerReason(answer)) return undefined;
+  return parseFlushReply(answer.text, source);
 }

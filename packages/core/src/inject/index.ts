@@ -7,3 +7,4 @@ export {
   type RenderMemoryInjectionOptions,
   renderMemoryInjection,
 } from './memory-injection.js';
+export { scopedMemory } from './scoped-memory.js';

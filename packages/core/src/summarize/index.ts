@@ -28,4 +28,5 @@ export {
   renderMessageForPrompt,
   SUMMARY_SYSTEM_PROMPT,
 } from './summary-prompt.js';
+export { type CircuitBreakerOptions, withCircuitBreaker } from './with-circuit-breaker.js';
 export { withFallback } from './with-fallback.js';

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { createContextManager } from '../context/index.js';
 import type {
   CompleteRequest,
   Message,
@@ -151,15 +152,74 @@ describe('createModelSummarizer', () => {
     expect(prompt).not.toContain('TAIL');
   });
 
-  it('keeps the raw text as freeText when the answer is not JSON', async () => {
-    const raw = 'The user builds a CSV converter and forbids dependencies.';
-    const complete = createScriptedComplete([raw]);
-    const result = await createModelSummarizer({ complete, counter }).summarize({
-      messages,
-      maxTokens: 500,
+  it('accepts an answer in the summary’s own Markdown shape', async () => {
+    const markdown = '## Context Summary\n### Key facts\n- The user builds a CSV converter.';
+    const result = await createModelSummarizer({
+      complete: createScriptedComplete([markdown]),
+      counter,
+    }).summarize({ messages, maxTokens: 500 });
+    expect(result.summary.sections.keyFacts).toEqual(['The user builds a CSV converter.']);
+  });
+
+  it.each<[string, string | { text: string; finishReason: string }, RegExp]>([
+    ['a refusal', "I'm sorry, but I can't help with summarizing this conversation.", /refused/],
+    [
+      'prose that is not a summary',
+      'The user builds a CSV converter and forbids dependencies.',
+      /not a summary/,
+    ],
+    [
+      'JSON cut off at the output limit',
+      { text: '{"summary":{"keyFacts":["The user builds', finishReason: 'length' },
+      /cut off at the output limit/,
+    ],
+    [
+      'a complete-looking answer that stopped at the limit',
+      { text: JSON.stringify({ summary: { keyFacts: ['x'] } }), finishReason: 'length' },
+      /cut off/,
+    ],
+    [
+      'an answer stopped by a content filter',
+      { text: '', finishReason: 'content-filter' },
+      /content filter/,
+    ],
+  ])(
+    'rejects %s with SummarizerError, so nothing of it is stored',
+    async (_case, reply, reason) => {
+      const summarizer = createModelSummarizer({
+        complete: createScriptedComplete([reply]),
+        counter,
+      });
+      const error = await summarizer.summarize({ messages, maxTokens: 500 }).then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
+      expect(SummarizerError.isInstance(error)).toBe(true);
+      expect((error as Error).message).toMatch(reason);
+    },
+  );
+
+  it('falls back to the extractive summary, never the bad reply, through the context manager', async () => {
+    const refusal = "I'm sorry, I can't do that.";
+    const events: string[] = [];
+    const manager = createContextManager({
+      contextWindow: 2_000,
+      modelSummarizer: { complete: createScriptedComplete([refusal], { repeatLast: true }) },
+      onEvent: (event) => {
+        if (event.type === 'summarizer-fallback') events.push(event.reason);
+      },
     });
-    expect(result.summary.freeText).toBe(raw);
-    expect(result.cards).toEqual([]);
+    const history = Array.from({ length: 40 }, (_, index) => ({
+      role: index % 2 === 0 ? ('user' as const) : ('assistant' as const),
+      content:
+        `Turn ${index}: the deployment uses region eu-west-${index} and port ${8000 + index}. `.repeat(
+          6,
+        ),
+    }));
+    const prepared = await manager.prepare(history);
+    expect(prepared.compacted).toBe(true);
+    expect(JSON.stringify(prepared.messages)).not.toContain('sorry');
+    expect(events.some((reason) => /refused/.test(reason))).toBe(true);
   });
 
   it('trims the answer to maxTokens', async () => {

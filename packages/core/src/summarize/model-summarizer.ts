@@ -17,6 +17,7 @@ import {
   splitByTokens,
 } from './adaptive-chunking.js';
 import { fitSummary } from './fit-summary.js';
+import { answerOf, isRefusal, unusableAnswerReason } from './model-answer.js';
 import { parseModelResponse } from './parse-model-response.js';
 import { emptySections, renderSummary } from './render-summary.js';
 import { prepareSummaryInput } from './summary-input.js';
@@ -41,7 +42,11 @@ export interface ModelSummarizerOptions {
    * @default twice the request's `maxTokens` plus 512 for the memories, between 1024 and a quarter of the window
    */
   maxOutputTokens?: number;
-  /** Each model call is aborted after this many milliseconds. @default 60000 */
+  /**
+   * A whole summary (every chunk's model call) is given up after this many milliseconds, and the
+   * fallback takes over: a compaction never waits longer for the model.
+   * @default 30000
+   */
   timeoutMs?: number;
   /** Name in reports and errors. @default 'model' */
   name?: string;
@@ -70,9 +75,11 @@ interface PromptItem {
 /**
  * A summarizer over a model call. Each call sends the previous summary and the new messages with a
  * short few-shot prompt and asks for one JSON object with the summary sections and memory cards;
- * the answer is parsed tolerantly, and an answer that is not JSON is kept as `freeText`. An empty
- * answer, an empty summary, or a call that throws, times out or is aborted throws `SummarizerError`
- * — an error text is never returned as a summary.
+ * the answer is parsed tolerantly (a fenced block, trailing commas, aliases of the section names,
+ * or the summary's own Markdown shape). Anything else throws `SummarizerError`, so that the
+ * fallback summarizer takes over and nothing of the bad answer is stored: an empty answer or
+ * summary, a refusal or other prose, an answer cut off at the output limit (`finishReason`
+ * `'length'`) or stopped by a content filter, and a call that throws, times out or is aborted.
  *
  * When the messages do not fit the model's window they are summarized in chunks (adaptive chunking):
  * chunks take 40% of the window, less as messages grow (down to 15%), with a 1.2 safety margin;
@@ -84,7 +91,7 @@ export function createModelSummarizer({
   counter,
   contextWindow = 32_000,
   maxOutputTokens,
-  timeoutMs = 60_000,
+  timeoutMs = 30_000,
   name = 'model',
   instructions,
   toolResultChars = 1000,
@@ -138,6 +145,7 @@ export function createModelSummarizer({
     async summarize(request: SummarizeRequest): Promise<SummarizeResult> {
       const input = prepareSummaryInput(request, name);
       const { maxTokens, abortSignal } = request;
+      const deadline = Date.now() + timeoutMs;
       if (input.messages.length === 0) {
         // Nothing new: the previous summary stands (trimmed to the budget), no call needed.
         const summary = input.previousSummary
@@ -204,6 +212,7 @@ export function createModelSummarizer({
             responseFormat: 'json',
           },
           abortSignal,
+          deadline,
         });
         calls++;
         const sourceIds = new Map<number, string>();
@@ -213,6 +222,15 @@ export function createModelSummarizer({
         const parsed = parseModelResponse(answer, sourceIds);
         if (isEmptySummary(parsed.summary)) {
           throw fail('the model returned an empty summary');
+        }
+        // Only a summary is accepted: JSON with summary sections, or text in the summary's own
+        // Markdown shape. Prose (a refusal, an explanation, a cut-off fragment) is not stored.
+        if (!parsed.structured && !hasSections(parsed.summary)) {
+          throw fail(
+            isRefusal(answer)
+              ? 'the model refused instead of summarizing'
+              : 'the answer is not a summary (no JSON object and no summary sections)',
+          );
         }
         const isLast = chunkIndex === chunks.length - 1;
         previous = fitToBudget(
@@ -273,15 +291,19 @@ export function createModelSummarizer({
   async function callModel({
     request,
     abortSignal,
+    deadline,
   }: {
     request: CompleteRequest;
     abortSignal: AbortSignal | undefined;
+    deadline: number;
   }): Promise<string> {
     if (abortSignal?.aborted) throw fail('aborted', abortSignal.reason);
+    const remaining = deadline - Date.now();
+    if (remaining <= 0) throw fail(`timed out after ${timeoutMs} ms`);
     const timeout = new AbortController();
     const timer = setTimeout(
       () => timeout.abort(new DOMException(`Timed out after ${timeoutMs} ms`, 'TimeoutError')),
-      timeoutMs,
+      remaining,
     );
     const signal = abortSignal ? AbortSignal.any([abortSignal, timeout.signal]) : timeout.signal;
     let stopWaiting: (() => void) | undefined;
@@ -304,10 +326,16 @@ export function createModelSummarizer({
       clearTimeout(timer);
       if (stopWaiting) signal.removeEventListener('abort', stopWaiting);
     }
-    if (typeof answer !== 'string') throw fail('the model answer is not a string');
-    if (answer.trim() === '') throw fail('the model returned an empty answer');
-    return answer;
+    const normalized = answerOf(answer);
+    if (!normalized) throw fail('the model answer is not a string');
+    const unusable = unusableAnswerReason(normalized);
+    if (unusable) throw fail(unusable);
+    return normalized.text;
   }
+}
+
+function hasSections(summary: StructuredSummary): boolean {
+  return Object.values(summary.sections).some((items: string[]) => items.length > 0);
 }
 
 function isEmptySummary(summary: StructuredSummary): boolean {

@@ -1,6 +1,7 @@
 import type {
   CompleteFn,
   CompleteRequest,
+  CompleteResult,
   SummarizeRequest,
   SummarizeResult,
   Summarizer,
@@ -14,9 +15,13 @@ import { SummarizerError } from '../errors/index.js';
  */
 export type ScriptedStep =
   | string
+  | CompleteResult
   | Error
   | 'hang'
-  | ((request: CompleteRequest, callIndex: number) => string | Promise<string>);
+  | ((
+      request: CompleteRequest,
+      callIndex: number,
+    ) => string | CompleteResult | Promise<string | CompleteResult>);
 
 /** A `CompleteFn` that answers from a script and records what it was asked. */
 export interface ScriptedComplete extends CompleteFn {
@@ -38,7 +43,7 @@ export function createScriptedComplete(
   { repeatLast = false }: ScriptedCompleteOptions = {},
 ): ScriptedComplete {
   const requests: CompleteRequest[] = [];
-  const complete = async (request: CompleteRequest): Promise<string> => {
+  const complete = async (request: CompleteRequest): Promise<string | CompleteResult> => {
     const callIndex = requests.length;
     requests.push(request);
     const step = steps[callIndex] ?? (repeatLast ? steps[steps.length - 1] : undefined);

@@ -226,7 +226,13 @@ describe('contextMemoryMiddleware in createAgent', () => {
 
   it('gives the agent the memory tools over its own stores and scope', async () => {
     const store = createInMemoryMemoryStore();
-    await store.add({}, [{ content: 'The release is planned for March.', type: 'decision' }]);
+    // An anonymous session keeps its memories to itself: another thread's card is never found.
+    await store.add({ sessionId: 'tools-1' }, [
+      { content: 'The release is planned for March.', type: 'decision' },
+    ]);
+    await store.add({ sessionId: 'other-thread' }, [
+      { content: 'The release planned secretly moved to June.', type: 'decision' },
+    ]);
     const historyStore = createInMemoryHistoryStore();
     const results: string[] = [];
     const model = new ScriptedChatModel((messages) => {
@@ -264,7 +270,8 @@ describe('contextMemoryMiddleware in createAgent', () => {
       { configurable: { thread_id: 'tools-1' } },
     );
     expect(results).toHaveLength(4);
-    expect(JSON.parse(results[0]!).results[0].content).toBe('The release is planned for March.');
+    const found = JSON.parse(results[0]!).results as Array<{ content: string }>;
+    expect(found.map((hit) => hit.content)).toEqual(['The release is planned for March.']);
     expect(JSON.parse(results[1]!).turns[0].messages[0].text).toBe('When is the release?');
     // Bad ids and bad input come back as tool errors the model can correct.
     expect(results[2]).toMatch(/not found|missing-id/i);

@@ -73,8 +73,23 @@ export function chatModelComplete(
       metadata: { lc_source: 'ctxmem' },
       ...(abortSignal ? { signal: abortSignal } : {}),
     });
-    return answerText(answer);
+    const finishReason = finishReasonOf(answer);
+    const text = answerText(answer);
+    return finishReason === undefined ? { text } : { text, finishReason };
   };
+}
+
+/**
+ * Why a LangChain chat model stopped, in the AI SDK's terms: OpenAI's `finish_reason` and
+ * Anthropic's `stop_reason` (`max_tokens` → `length`) from the message's response metadata.
+ */
+function finishReasonOf(message: unknown): string | undefined {
+  const metadata = (message as { response_metadata?: Record<string, unknown> }).response_metadata;
+  const reason = metadata?.finish_reason ?? metadata?.stop_reason ?? metadata?.finishReason;
+  if (typeof reason !== 'string') return undefined;
+  if (reason === 'length' || reason === 'max_tokens' || reason === 'MAX_TOKENS') return 'length';
+  if (reason === 'content_filter' || reason === 'SAFETY') return 'content-filter';
+  return reason;
 }
 
 /** The model id of a LangChain chat model (`model` or `modelName`), when it has one. */

@@ -2,23 +2,21 @@ import {
   type ContextManager,
   type ContextManagerOptions,
   createContextManager,
-  createExtractiveSummarizer,
   createMemorySearch,
-  createModelSummarizer,
   createTokenCounter,
+  defaultMemoryScope,
   type FlushOptions,
   InvalidArgumentError,
   type MemoryOptions,
   type MemorySearcher,
-  type MemoryStore,
   type MemoryToolsOptions,
   renderMemoryInjection,
   resolveContextWindow,
   type Scope,
   ScopeRequiredError,
   type Summarizer,
+  scopedMemory,
   type TokenCounter,
-  withFallback,
 } from '@ctxmem/core';
 import {
   type ChatModelLike,
@@ -30,7 +28,10 @@ import {
 
 /** The options ContextChatMemory and the agent middleware share. */
 export interface ContextOptions
-  extends Omit<ContextManagerOptions, 'model' | 'summarizer' | 'flush' | 'memory'> {
+  extends Omit<
+    ContextManagerOptions,
+    'model' | 'summarizer' | 'modelSummarizer' | 'flush' | 'memory'
+  > {
   /**
    * The model the prompts are for: a model id, or a LangChain chat model (its `model` /
    * `modelName` and profile give the id and the window). Picks the context window (unless
@@ -59,8 +60,9 @@ export interface ContextOptions
   memory?: Omit<MemoryOptions, 'inject'>;
   /**
    * The scope long-term memories are stored and searched in, from the conversation's scope. The
-   * default drops `sessionId`, so that what is learned in one chat is found in the user's next.
-   * @default ({ sessionId, ...rest }) => rest
+   * default drops `sessionId` when there is a `userId`, so that what is learned in one chat is
+   * found in the user's next, while a session without a user keeps its memories to itself.
+   * @default defaultMemoryScope from `@ctxmem/core`
    */
   memoryScope?: (scope: Scope) => Scope;
   /**
@@ -85,19 +87,6 @@ export interface LangChainContext {
     query: string,
     options?: { maxTokens?: number; abortSignal?: AbortSignal },
   ): Promise<{ text: string; count: number } | undefined>;
-}
-
-export function withoutSession({ sessionId: _sessionId, ...scope }: Scope): Scope {
-  return scope;
-}
-
-function scopedMemoryStore(store: MemoryStore, memoryScope: (scope: Scope) => Scope): MemoryStore {
-  return {
-    add: (scope, drafts) => store.add(memoryScope(scope), drafts),
-    list: (scope, listOptions) => store.list(memoryScope(scope), listOptions),
-    get: (scope, id) => store.get(memoryScope(scope), id),
-    remove: (scope, ids) => store.remove(memoryScope(scope), ids),
-  };
 }
 
 function withTimeout<Result>(promise: Promise<Result>, timeoutMs: number): Promise<Result> {
@@ -139,7 +128,7 @@ export function createContext(
     summarizerModel,
     summarizer,
     memory,
-    memoryScope = withoutSession,
+    memoryScope = defaultMemoryScope,
     flush,
     historyStore,
     counter: counterOption,
@@ -153,24 +142,23 @@ export function createContext(
   const writer = summarizerModel ?? (typeof model === 'string' ? undefined : model);
   const complete = writer ? chatModelComplete(writer) : undefined;
 
-  let resolvedSummarizer = summarizer;
-  if (!resolvedSummarizer && writer && complete) {
+  let summarizerOptions: Pick<ContextManagerOptions, 'summarizer' | 'modelSummarizer'> = {};
+  if (summarizer) summarizerOptions = { summarizer };
+  else if (writer && complete) {
     const writerId = chatModelId(writer);
+    // The summarizer's own window: its requests are chunked to fit it.
     const writerWindow =
       chatModelWindow(writer) ??
       (writerId ? resolveContextWindow(writerId) : undefined) ??
       contextWindow ??
       (modelId ? resolveContextWindow(modelId) : undefined);
-    // Fail closed: a failed model call never loses history, the extractive summary stands in.
-    resolvedSummarizer = withFallback(
-      createModelSummarizer({
+    summarizerOptions = {
+      modelSummarizer: {
         complete,
-        counter,
         ...(writerWindow === undefined ? {} : { contextWindow: writerWindow }),
         name: `langchain:${writerId ?? 'chat-model'}`,
-      }),
-      createExtractiveSummarizer({ counter }),
-    );
+      },
+    };
   }
 
   let flushOptions: FlushOptions | undefined;
@@ -187,22 +175,22 @@ export function createContext(
     flushOptions = flush as FlushOptions;
   }
 
-  const store = memory?.store ? scopedMemoryStore(memory.store, memoryScope) : undefined;
-  const rawSearch =
-    memory?.search ?? (memory?.store ? createMemorySearch({ store: memory.store }) : undefined);
-  const search: MemorySearcher | undefined = rawSearch
-    ? {
-        search: (scope, query, searchOptions) =>
-          rawSearch.search(memoryScope(scope), query, searchOptions),
-      }
-    : undefined;
+  const { store, search } = scopedMemory(
+    {
+      ...(memory?.store ? { store: memory.store } : {}),
+      ...(memory?.search || memory?.store
+        ? { search: memory.search ?? createMemorySearch({ store: memory.store! }) }
+        : {}),
+    },
+    memoryScope,
+  );
 
   const manager = createContextManager({
     ...managerOptions,
     ...(modelId ? { model: modelId } : {}),
     ...(contextWindow === undefined ? {} : { contextWindow }),
     counter,
-    ...(resolvedSummarizer ? { summarizer: resolvedSummarizer } : {}),
+    ...summarizerOptions,
     ...(recordHistory && historyStore ? { historyStore } : {}),
     // Injection is the adapter's: memories go under their own key or into the model call only.
     ...(store ? { memory: { store, inject: false } } : {}),

@@ -12,5 +12,4 @@ export {
   type ContextOptions,
   createContext,
   type LangChainContext,
-  withoutSession,
 } from './create-context.js';

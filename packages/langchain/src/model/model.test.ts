@@ -31,7 +31,7 @@ describe('chatModelComplete', () => {
       prompt: 'The messages.',
       abortSignal: controller.signal,
     });
-    expect(answer).toBe('{"summary":{}}');
+    expect(answer).toEqual({ text: '{"summary":{}}' });
     expect(seen[0]!.messages.map((message) => [message.type, message.content])).toEqual([
       ['system', 'Summarize.'],
       ['human', 'The messages.'],
