@@ -67,8 +67,9 @@ function isLetterKind(kind: number): boolean {
 }
 
 /**
- * If a random-looking run (base64, a hash, a key) starts at `start`, its end; otherwise -1.
- * Random means: long, no spaces, and digits and both cases mixed in.
+ * The end of the run of `[A-Za-z0-9+/=_-]` that starts at `start`, negated and minus one when the
+ * run does not look random (so the caller can skip checking again inside it). Random means: long,
+ * no spaces, and digits and both cases mixed in.
  */
 function denseRunEnd(text: string, start: number): number {
   let index = start;
@@ -86,10 +87,14 @@ function denseRunEnd(text: string, start: number): number {
     index++;
   }
   const length = index - start;
-  if (length < DENSE_MIN_LENGTH) return -1;
   // Identifiers like `getOrCreateSessionContext` mix cases but rarely digits; base64 and hashes
   // have digits spread through them.
-  return digits * 12 >= length && upper * 6 >= length && lower * 6 >= length ? index : -1;
+  const dense =
+    length >= DENSE_MIN_LENGTH &&
+    digits * 12 >= length &&
+    upper * 6 >= length &&
+    lower * 6 >= length;
+  return dense ? index : -index - 1;
 }
 
 /**
@@ -105,6 +110,9 @@ export function estimateTextTokens(text: string): number {
   const length = text.length;
   let tokens = 0;
   let index = 0;
+  // Positions before this lie in a run already found not to look random: checking again from each
+  // word inside it would rescan the run and make a long break-free run quadratic.
+  let plainRunEnd = 0;
   while (index < length) {
     const code = text.charCodeAt(index);
     const kind = kindOf(code);
@@ -112,13 +120,14 @@ export function estimateTextTokens(text: string): number {
       case ASCII_LETTER:
       case OTHER_LETTER:
       case DIGIT: {
-        if (kind !== OTHER_LETTER && length - index >= DENSE_MIN_LENGTH) {
+        if (kind !== OTHER_LETTER && index >= plainRunEnd && length - index >= DENSE_MIN_LENGTH) {
           const end = denseRunEnd(text, index);
-          if (end !== -1) {
+          if (end >= 0) {
             tokens += (end - index) / DENSE_CHARACTERS_PER_TOKEN;
             index = end;
             break;
           }
+          plainRunEnd = -end - 1;
         }
         if (kind === DIGIT) {
           const start = index;
