@@ -31,5 +31,7 @@ export default defineConfig({
     pool: 'forks',
     // Finds or starts PostgreSQL and Redis for the driver tests (see scripts/test-services.sh).
     globalSetup: ['./test/setup/global-setup.ts'],
+    // A fixed fast-check seed when CTXMEM_FAST_CHECK_SEED is set (CI), a fresh one otherwise.
+    setupFiles: ['./test/setup/fast-check-seed.ts'],
   },
 });
