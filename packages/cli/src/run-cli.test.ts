@@ -2,7 +2,12 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { countToolDefinitions, createTokenCounter, parseConversation } from '@ctxmem/core';
+import {
+  checkToolPairing,
+  countToolDefinitions,
+  createTokenCounter,
+  parseConversation,
+} from '@ctxmem/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type CliContext, type CompactReportJson, runCli } from './index.js';
 
@@ -610,5 +615,55 @@ describe('ctxmem compact on whole request bodies', () => {
     expect(result.code).not.toBe(0);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(/225/);
+  });
+
+  it('moves a late tool result up to its call in an OpenAI body, and rejects a malformed one', async () => {
+    await writeFile(
+      join(directory, 'late.json'),
+      JSON.stringify({
+        model: 'gpt-4o',
+        messages: [
+          { role: 'user', content: 'Weather?' },
+          {
+            role: 'assistant',
+            content: null,
+            tool_calls: [
+              { id: 'call_1', type: 'function', function: { name: 'weather', arguments: '{}' } },
+            ],
+          },
+          { role: 'assistant', content: 'Still checking.' },
+          { role: 'tool', tool_call_id: 'call_1', content: 'Sunny' },
+          { role: 'user', content: 'So?' },
+        ],
+      }),
+    );
+    const result = await run([
+      'compact',
+      'late.json',
+      '--budget',
+      '4000',
+      '--out',
+      'late-out.json',
+    ]);
+    expect(result.code).toBe(0);
+    const written = JSON.parse(await readFile(join(directory, 'late-out.json'), 'utf8')) as {
+      messages: Array<{ role: string; tool_call_id?: string }>;
+    };
+    expect(written.messages.map((message) => message.role)).toEqual([
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+      'user',
+    ]);
+    expect(checkToolPairing(parseConversation(written).messages)).toEqual([]);
+
+    await writeFile(
+      join(directory, 'nan.json'),
+      '{"messages":[{"role":"user","content":[{"type":"wat"}]}]}',
+    );
+    const rejected = await run(['compact', 'nan.json', '--budget', '4000']);
+    expect(rejected.code).not.toBe(0);
+    expect(rejected.stdout).toBe('');
   });
 });

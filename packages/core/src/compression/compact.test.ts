@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CtxmemEvent, Message, StructuredSummary } from '../contracts/index.js';
-import { BudgetExceededError, InvalidArgumentError } from '../errors/index.js';
+import { BudgetExceededError, InvalidArgumentError, InvalidMessageError } from '../errors/index.js';
+import { checkToolPairing } from '../messages/index.js';
 import { emptySections, renderSummary } from '../summarize/index.js';
 import { checkCompactionInvariants } from '../test/invariants.js';
 import { type CompactOptions, compact } from './compact.js';
@@ -50,6 +51,48 @@ function session(): Message[] {
   messages.push(results({ id: 'now1', name: 'run_tests', output: filler(12_000, 'testlog') }));
   return deepFreeze(messages);
 }
+
+describe('compact at the edges', () => {
+  const late = (): Message[] => [
+    system('s'),
+    user('go'),
+    calls({ id: 'a' }),
+    assistant('meanwhile'),
+    results({ id: 'a', output: 'the late result' }),
+    user('next'),
+  ];
+
+  it('repairs a late result, under target too, and says so', async () => {
+    const events: CtxmemEvent[] = [];
+    const result = await compact(late(), options({ onEvent: (event) => events.push(event) }));
+    expect(checkToolPairing(result.messages)).toEqual([]);
+    expect(result.messages.map((message) => message.role)).toEqual([
+      'system',
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+      'user',
+    ]);
+    expect(events).toContainEqual({
+      type: 'input-repaired',
+      scope: { sessionId: 's1' },
+      repairs: ['late-tool-result'],
+    });
+  });
+
+  it('rejects what it may not repair, and malformed messages always, with the path', async () => {
+    await expect(compact(late(), options({ repairInput: false }))).rejects.toSatisfy(
+      (error: unknown) =>
+        InvalidMessageError.isInstance(error) && error.path === 'messages[2].content[0]',
+    );
+    const malformed = [user('hi'), { role: 'user', content: [{ type: 'wat' }] }] as Message[];
+    await expect(compact(malformed, options())).rejects.toSatisfy(
+      (error: unknown) =>
+        InvalidMessageError.isInstance(error) && error.path === 'messages[1].content[0]',
+    );
+  });
+});
 
 describe('compact', () => {
   it('returns the same messages when already under target and not forced', async () => {

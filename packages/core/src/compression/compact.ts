@@ -18,6 +18,7 @@ import type {
   TokenCounter,
 } from '../contracts/index.js';
 import { InvalidArgumentError } from '../errors/index.js';
+import { repairMessages, validateMessages } from '../messages/validate-messages.js';
 import { withMessageCache } from './counting.js';
 import { fitToBudget } from './fit-to-budget.js';
 import {
@@ -58,6 +59,14 @@ export interface CompactOptions {
   abortSignal?: AbortSignal;
   /** Receives one `strategy` event per applied strategy and one `compaction` event at the end. @default undefined */
   onEvent?: EventListener;
+  /**
+   * What to do with tool calls and results that do not pair up (missing, late or orphan results,
+   * repeated ids) and lone surrogates: repair them as `repairMessages` documents and emit an
+   * `input-repaired` event, or reject the input with `InvalidMessageError`. Malformed messages
+   * (unknown part types, NaN, cycles, wrong types) are always rejected.
+   * @default true
+   */
+  repairInput?: boolean;
 }
 
 export interface CompactResult {
@@ -108,12 +117,8 @@ export async function compact(
     offloadStore,
     scope = {},
     history = 'compressed',
-    settings,
-    previousSummary,
-    strategies,
-    trigger,
-    abortSignal,
     onEvent,
+    repairInput = true,
   } = options;
   requirePositiveInteger(budgetTokens, 'budgetTokens');
   requirePositiveInteger(targetTokens, 'targetTokens');
@@ -135,6 +140,44 @@ export async function compact(
   if (!Array.isArray(messages)) {
     throw new InvalidArgumentError({ message: 'messages must be an array', argument: 'messages' });
   }
+  // The same edge policy as the context manager: repair what repairMessages documents, reject
+  // the rest with the path of the problem. Never compact (or store) what a provider would refuse.
+  const admitted = repairInput
+    ? repairMessages(messages)
+    : { messages: validateMessages(messages), repairs: [] };
+  if (admitted.repairs.length > 0) {
+    try {
+      onEvent?.({
+        type: 'input-repaired',
+        scope,
+        repairs: admitted.repairs.map((repair) => repair.kind),
+      });
+    } catch {
+      // A failing listener must not fail the compaction.
+    }
+  }
+  return compactAdmitted(admitted.messages, { ...options, scope, history, targetTokens });
+}
+
+async function compactAdmitted(
+  messages: readonly Message[],
+  options: CompactOptions & { scope: Scope; history: HistoryMode; targetTokens: number },
+): Promise<CompactResult> {
+  const {
+    budgetTokens,
+    targetTokens,
+    counter,
+    summarizer,
+    offloadStore,
+    scope,
+    history,
+    settings,
+    previousSummary,
+    strategies,
+    trigger,
+    abortSignal,
+    onEvent,
+  } = options;
   const resolvedSettings = resolveCompressionSettings(settings);
   // Under target a message-count or manual trigger still has work to do: there is no token
   // excess to measure progress against, so the history-shaping strategies run regardless.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Message, SummarizeRequest, Summarizer } from '../contracts/index.js';
-import { InvalidArgumentError } from '../errors/index.js';
+import { InvalidArgumentError, InvalidMessageError } from '../errors/index.js';
 import { createInMemoryHistoryStore } from '../history/index.js';
 import { createInMemoryMemoryStore } from '../memory/index.js';
 import { checkToolPairing, lastUserMessage, messageText } from '../messages/index.js';
@@ -270,7 +270,102 @@ describe('createContextManager', () => {
       counter,
       repairInput: false,
     });
-    expect(checkToolPairing((await unrepaired.prepare(broken)).messages)).not.toEqual([]);
+    // Without repair the same input is rejected with the path of the problem, never sent.
+    await expect(unrepaired.prepare(broken)).rejects.toSatisfy(
+      (error: unknown) =>
+        InvalidMessageError.isInstance(error) && error.path === 'messages[1].content[0]',
+    );
+  });
+
+  it('moves a late tool result up to its call, on every call, with an event', async () => {
+    const events: string[][] = [];
+    const manager = createContextManager({
+      contextWindow: 100_000,
+      counter,
+      onEvent: (event) => {
+        if (event.type === 'input-repaired') events.push(event.repairs);
+      },
+    });
+    const late: Message[] = [
+      { role: 'user', content: 'Check the weather.' },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool-call', toolCallId: 'w1', toolName: 'weather', input: {} }],
+      },
+      { role: 'assistant', content: 'Still checking.' },
+      {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: 'w1',
+            toolName: 'weather',
+            output: { type: 'text', value: 'Sunny, 21 °C' },
+          },
+        ],
+      },
+      { role: 'user', content: 'So?' },
+    ];
+    const prepared = await manager.prepare(late);
+    expect(checkToolPairing(prepared.messages)).toEqual([]);
+    expect(prepared.messages.map((message) => message.role)).toEqual([
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+      'user',
+    ]);
+    expect(messageText(prepared.messages[2]!)).toContain('Sunny, 21 °C');
+    expect(events).toEqual([['late-tool-result']]);
+  });
+
+  it('rejects malformed messages with a typed error naming the path, and stores nothing', async () => {
+    const circular: Record<string, unknown> = { a: 1 };
+    circular.self = circular;
+    const malformed: Array<[string, unknown, string]> = [
+      ['unknown part type', { role: 'user', content: [{ type: 'wat' }] }, 'messages[1].content[0]'],
+      [
+        'NaN in tool input',
+        {
+          role: 'assistant',
+          content: [
+            { type: 'tool-call', toolCallId: 'c', toolName: 't', input: { n: Number.NaN } },
+          ],
+        },
+        'messages[1].content[0].input.n',
+      ],
+      [
+        'circular tool input',
+        {
+          role: 'assistant',
+          content: [{ type: 'tool-call', toolCallId: 'c', toolName: 't', input: circular }],
+        },
+        'messages[1].content[0].input.self',
+      ],
+      [
+        'unknown tool output type',
+        {
+          role: 'tool',
+          content: [
+            { type: 'tool-result', toolCallId: 'c', toolName: 't', output: { type: 'wat' } },
+          ],
+        },
+        'messages[1].content[0].output.type',
+      ],
+      ['number as content', { role: 'user', content: 42 }, 'messages[1].content'],
+    ];
+    for (const [label, message, path] of malformed) {
+      const historyStore = createInMemoryHistoryStore();
+      const manager = createContextManager({ contextWindow: 100_000, counter, historyStore });
+      const input = [{ role: 'user', content: 'hi' }, message, { role: 'user', content: 'ok' }];
+      const error = await manager.prepare(input as Message[]).then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
+      expect(InvalidMessageError.isInstance(error), label).toBe(true);
+      expect((error as InvalidMessageError).path, label).toBe(path);
+      expect(await historyStore.count({}), label).toBe(0);
+    }
   });
 
   it('does not inject memories that do not match the question', async () => {

@@ -30,13 +30,8 @@ import {
   placeMemoryInjection,
   renderMemoryInjection,
 } from '../inject/index.js';
-import {
-  checkToolPairing,
-  lastUserMessage,
-  messageText,
-  repairMessages,
-  validateMessages,
-} from '../messages/index.js';
+import { lastUserMessage, messageText, validateMessages } from '../messages/index.js';
+import { checkToolPairing, repairToolPairing } from '../messages/validate-messages.js';
 import { createInMemoryOffloadStore } from '../offload/index.js';
 import { scopeKey } from '../storage/index.js';
 import {
@@ -48,6 +43,7 @@ import {
   withFallback,
 } from '../summarize/index.js';
 import { countToolDefinitions, createTokenCounter } from '../tokens/index.js';
+import { createShapeCheck } from './check-new-messages.js';
 import { KeyedMutex } from './keyed-mutex.js';
 import { messageFingerprint } from './message-fingerprint.js';
 
@@ -153,9 +149,11 @@ export interface ContextManagerOptions {
   /** Sessions whose compaction state is kept in memory. @default 1000 */
   cacheSize?: number;
   /**
-   * Repair a history whose tool calls and results do not pair up (synthetic error results for
-   * calls without one, orphan results turned into user text; see `repairMessages`) instead of
-   * sending a prompt every provider rejects. The stored original history is left as given.
+   * Repair a history whose tool calls and results do not pair up (late results moved up to their
+   * call, synthetic error results for calls without one, orphan results turned into user text,
+   * repeated ids renamed; see `repairMessages`) with an `input-repaired` event. When off, such a
+   * history is rejected with `InvalidMessageError` instead: a prompt every provider rejects is
+   * never sent. The stored original history is left as given either way.
    * @default true
    */
   repairInput?: boolean;
@@ -400,6 +398,7 @@ export function createContextManager(options: ContextManagerOptions = {}): Conte
   // Compactions by scope, budget and the exact messages they cover, so that a conversation is
   // summarized once at a given point even when other conversations share its scope.
   const compactions = new KeyedLru<{ entry: CompactionEntry }>(cacheSize);
+  const checkShapes = createShapeCheck();
   const mutex = new KeyedMutex();
   const background = new Set<Promise<unknown>>();
   const flushTokens = flush
@@ -525,7 +524,8 @@ export function createContextManager(options: ContextManagerOptions = {}): Conte
       // two instances never both store a summary.
       if (!ConflictError.isInstance(error)) throw error;
       const stored = await historyStore.getState(scope);
-      return { ...entry, version: stored?.version ?? entry.version };
+      // No stored state means it expired (a TTL): the next write starts again at version 0.
+      return { ...entry, version: stored?.version ?? 0 };
     }
   }
 
@@ -553,6 +553,7 @@ export function createContextManager(options: ContextManagerOptions = {}): Conte
       trigger,
       ...(abortSignal ? { abortSignal } : {}),
       ...(onEvent ? { onEvent } : {}),
+      repairInput,
     });
     const entry = await persistEntry(scope, {
       covered: [...fingerprints],
@@ -635,6 +636,9 @@ export function createContextManager(options: ContextManagerOptions = {}): Conte
     const callBudget = budgetFor(tools, maxOutputTokens);
     const state = session(key);
 
+    // Malformed input fails here with a typed error, before anything is stored.
+    const originalFingerprints = checkShapes(original);
+
     // The original history is recorded as the host gave it, before any repair.
     if (historyStore) {
       state.recorded ??= await historyStore.count(scope);
@@ -644,19 +648,25 @@ export function createContextManager(options: ContextManagerOptions = {}): Conte
       }
     }
 
-    // A dangling tool call or an orphan result makes every provider reject the prompt; the cheap
-    // pairing check runs on every call, the repair (documented in repairMessages) only when needed.
+    // A dangling tool call, a late or orphan result makes every provider reject the prompt: the
+    // repair documented in repairMessages runs on every call (linear, a no-op when all pairs up).
     let messages = original;
-    if (repairInput && checkToolPairing(original).length > 0) {
-      const repaired = repairMessages(original);
-      messages = repaired.messages;
-      onEvent?.({
-        type: 'input-repaired',
-        scope,
-        repairs: repaired.repairs.map((repair) => repair.kind),
-      });
+    let fingerprints = originalFingerprints;
+    if (!repairInput) {
+      // Throws the validator's error with the path of the first pairing problem, if any.
+      if (checkToolPairing(original).length > 0) validateMessages(original);
+    } else {
+      const repaired = repairToolPairing(original);
+      if (repaired.repairs.length > 0) {
+        messages = repaired.messages;
+        fingerprints = messages.map(messageFingerprint);
+        onEvent?.({
+          type: 'input-repaired',
+          scope,
+          repairs: repaired.repairs.map((repair) => repair.kind),
+        });
+      }
     }
-    const fingerprints = messages.map(messageFingerprint);
     const compactionKey = `${key}\u0000${callBudget.budgetTokens}:${callBudget.targetTokens}\u0000${hashFingerprints(fingerprints)}`;
 
     let entry = state.entry;

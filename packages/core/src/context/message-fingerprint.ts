@@ -7,6 +7,9 @@ function replaceBinary(_key: string, value: unknown): unknown {
     return `bytes:${value.byteLength}:${hashString(Buffer.from(value.buffer, value.byteOffset, Math.min(value.byteLength, 4096)).toString('base64'))}`;
   if (value instanceof ArrayBuffer) return `bytes:${value.byteLength}`;
   if (value instanceof URL) return value.href;
+  // JSON writes NaN and Infinity as null; keep them distinct so an invalid message never shares
+  // a fingerprint with a valid one.
+  if (typeof value === 'number' && !Number.isFinite(value)) return `number:${value}`;
   return value;
 }
 
@@ -30,8 +33,12 @@ export function hashString(text: string): string {
 export function messageFingerprint(message: Message): string {
   let fingerprint = fingerprints.get(message);
   if (fingerprint === undefined) {
-    const { ctxmem: _metadata, id: _id, ...content } = message;
-    fingerprint = hashString(JSON.stringify(content, replaceBinary));
+    // Only the fields a provider receives: ids and ctxmem's metadata do not change what the model
+    // reads, and fields ctxmem does not know (a host's own bookkeeping) are not its business.
+    const { role, name, content, providerOptions } = message as Message & { name?: string };
+    fingerprint = hashString(
+      JSON.stringify({ role, name, content, providerOptions }, replaceBinary),
+    );
     fingerprints.set(message, fingerprint);
   }
   return fingerprint;

@@ -20,7 +20,6 @@ export {
 export { MAX_MESSAGE_JSON_DEPTH } from './json-values.js';
 export { type WithMessageIdsOptions, withMessageIds } from './message-ids.js';
 export {
-  checkToolPairing,
   isCtxmemMessage,
   isPairSafeCut,
   lastUserIndex,
@@ -29,7 +28,6 @@ export {
   messageText,
   type Round,
   splitRounds,
-  type ToolPairingProblem,
   toolCallsOf,
   toolOutputText,
   toolResultsOf,
@@ -55,10 +53,12 @@ export type {
   OpenAIChatUserPart,
 } from './openai-chat-types.js';
 export {
+  checkToolPairing,
   type MessageRepair,
   MISSING_TOOL_RESULT_TEXT,
   type RepairMessagesResult,
   repairMessages,
+  type ToolPairingProblem,
   type ValidateMessagesOptions,
   validateMessages,
 } from './validate-messages.js';

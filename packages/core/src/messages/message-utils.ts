@@ -133,43 +133,6 @@ export function splitRounds(messages: readonly Message[], from = 0, to = message
   return rounds;
 }
 
-export interface ToolPairingProblem {
-  kind: 'call-without-result' | 'result-without-call' | 'duplicate-call-id' | 'result-before-call';
-  toolCallId: string;
-  /** Index of the message where the problem shows. */
-  index: number;
-}
-
-/**
- * Checks that every tool call has exactly one result after it and every result a call before it.
- * Provider-executed calls may carry their result in the same assistant message.
- */
-export function checkToolPairing(messages: readonly Message[]): ToolPairingProblem[] {
-  const problems: ToolPairingProblem[] = [];
-  const calls = new Map<string, { index: number; answered: boolean }>();
-  messages.forEach((message, index) => {
-    for (const call of toolCallsOf(message)) {
-      if (calls.has(call.toolCallId)) {
-        problems.push({ kind: 'duplicate-call-id', toolCallId: call.toolCallId, index });
-      }
-      calls.set(call.toolCallId, { index, answered: false });
-    }
-    for (const result of toolResultsOf(message)) {
-      const call = calls.get(result.toolCallId);
-      if (!call) {
-        problems.push({ kind: 'result-without-call', toolCallId: result.toolCallId, index });
-      } else {
-        call.answered = true;
-      }
-    }
-  });
-  for (const [toolCallId, call] of calls) {
-    if (!call.answered)
-      problems.push({ kind: 'call-without-result', toolCallId, index: call.index });
-  }
-  return problems;
-}
-
 /**
  * Whether `index` is a safe place to cut the message list in two: no tool call before it has its
  * result at or after it.

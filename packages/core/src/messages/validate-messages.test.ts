@@ -4,6 +4,7 @@ import type { AssistantMessage, Message, ToolMessage, UserMessage } from '../con
 import { InvalidMessageError } from '../errors/index.js';
 import { arbitraryMessages } from '../test/arbitraries/messages.js';
 import {
+  checkToolPairing,
   MAX_MESSAGE_JSON_DEPTH,
   MISSING_TOOL_RESULT_TEXT,
   repairMessages,
@@ -440,6 +441,66 @@ describe('repairMessages', () => {
     });
   });
 
+  it('moves a late result up to its call instead of inventing one and orphaning the real one', () => {
+    const messages: Message[] = [
+      user(),
+      assistantCalls('a', 'b'),
+      toolResults('a'),
+      { role: 'assistant', content: 'Still waiting for b.' },
+      user('and?'),
+      { role: 'tool', content: [result('b', 'late answer')] },
+    ];
+    const { messages: repaired, repairs } = repairMessages(messages);
+    expect(repairs).toEqual([
+      { kind: 'late-tool-result', path: 'messages[5].content[0]', toolCallId: 'b' },
+    ]);
+    expect(repaired.map((message) => message.role)).toEqual([
+      'user',
+      'assistant',
+      'tool',
+      'tool',
+      'assistant',
+      'user',
+    ]);
+    expect((repaired[3] as ToolMessage).content).toEqual([result('b', 'late answer')]);
+    expect(() => validateMessages(repaired)).not.toThrow();
+    expect(checkToolPairing(messages)).toEqual([
+      { kind: 'late-result', toolCallId: 'b', index: 5 },
+    ]);
+    expect(checkToolPairing(repaired)).toEqual([]);
+  });
+
+  it('rejects a late result without repair, naming the call and where its result is', () => {
+    const messages: Message[] = [
+      user(),
+      assistantCalls('a'),
+      { role: 'assistant', content: 'meanwhile' },
+      toolResults('a'),
+    ];
+    expect(() => validateMessages(messages)).toThrow(
+      expect.objectContaining({
+        name: 'CtxmemInvalidMessageError',
+        path: 'messages[1].content[0]',
+        message: expect.stringContaining('answered only at messages[3].content[0]'),
+      }),
+    );
+  });
+
+  it('leaves a result to the call of its own step when an id is reused later', () => {
+    const messages: Message[] = [
+      user(),
+      assistantCalls('a'),
+      { role: 'assistant', content: 'no result yet' },
+      assistantCalls('a'),
+      toolResults('a'),
+    ];
+    const { repairs } = repairMessages(messages);
+    expect(repairs.map((repair) => repair.kind)).toEqual([
+      'missing-tool-result',
+      'duplicate-tool-call-id',
+    ]);
+  });
+
   it('renames a duplicate call id together with its own results', () => {
     const messages: Message[] = [
       user(),
@@ -522,13 +583,37 @@ describe('repairMessages', () => {
           for (const [kind, seed] of breaks) broken = breakHistory(broken, kind, seed);
           const { messages: repaired } = repairMessages(broken);
           expect(() => validateMessages(repaired)).not.toThrow();
-          // Repairs only ever add information: every text of the broken history is still there.
-          const before = JSON.stringify(broken.map((message) => message.content)).replace(
-            /\\ud[89a-f][0-9a-f]{2}/gi,
-            '',
-          );
-          expect(before.length).toBeLessThanOrEqual(
-            JSON.stringify(repaired.map((message) => message.content)).length,
+          // Repairs lose nothing: every result is still a result (maybe moved up to its call) or
+          // kept as text naming its call id, and every text of the broken history is still there.
+          const resultsOf = (list: readonly Message[]) =>
+            list.flatMap((message) =>
+              message.role === 'tool'
+                ? message.content.flatMap((part) =>
+                    part.type === 'tool-result' ? [JSON.stringify(part.output)] : [],
+                  )
+                : [],
+            );
+          const kept = new Set(resultsOf(repaired));
+          const repairedJson = JSON.stringify(repaired);
+          for (const message of broken) {
+            if (message.role !== 'tool') continue;
+            for (const part of message.content) {
+              if (part.type !== 'tool-result') continue;
+              const output = JSON.stringify(part.output);
+              if (!kept.has(output)) {
+                expect(repairedJson).toContain(
+                  JSON.stringify(`(call id ${JSON.stringify(part.toolCallId)})`).slice(1, -1),
+                );
+              }
+            }
+          }
+          const texts = (list: readonly Message[]) =>
+            list.flatMap((message) =>
+              typeof message.content === 'string' ? [message.content] : [],
+            );
+          const normalize = (text: string) => text.replace(/[\uD800-\uDFFF]/g, '\uFFFD');
+          expect(texts(repaired).map(normalize).sort()).toEqual(
+            expect.arrayContaining(texts(broken).map(normalize).sort()),
           );
         },
       ),

@@ -80,6 +80,17 @@ export type MessageRepair =
     }
   | {
       /**
+       * A tool result arrived late: after another assistant or user message instead of right
+       * after its call's assistant message (a tool that answered while the conversation went on).
+       * It was moved to the tool messages right after its call, where providers require it; the
+       * result's content is unchanged. `path` is where the result was.
+       */
+      kind: 'late-tool-result';
+      path: string;
+      toolCallId: string;
+    }
+  | {
+      /**
        * A tool-call id was used before. The later call was renamed to `replacementId`, and so
        * were the results in the tool messages right after it.
        */
@@ -102,7 +113,7 @@ export interface RepairMessagesResult {
  * `messages[3].content[1].toolCallId`: unknown roles, null or non-string content where a string is
  * needed, unknown or malformed parts, missing or empty ids, non-JSON values (NaN, Infinity,
  * functions, cycles, nesting deeper than `MAX_MESSAGE_JSON_DEPTH`), lone surrogates, and (with
- * `checkToolPairing`) unanswered calls, orphan results and duplicate call ids. With `repair`, the
+ * `checkToolPairing`) unanswered calls, late and orphan results and duplicate call ids. With `repair`, the
  * repairable problems are fixed instead; use `repairMessages` to also learn what changed.
  *
  * Never recurses on the depth of user data, so deep or huge input gives an error, not a crash.
@@ -131,6 +142,67 @@ export function repairMessages(
 export function checkMessageShapes(input: unknown): Message[] {
   return runValidation(input, { repair: false, checkToolPairing: false, checkText: false })
     .messages;
+}
+
+export interface ToolPairingProblem {
+  kind: 'call-without-result' | 'result-without-call' | 'late-result' | 'duplicate-call-id';
+  toolCallId: string;
+  /** Index of the message where the problem shows (for a late result: where the result is). */
+  index: number;
+}
+
+const problemKinds = {
+  'missing-tool-result': 'call-without-result',
+  'orphan-tool-result': 'result-without-call',
+  'late-tool-result': 'late-result',
+  'duplicate-tool-call-id': 'duplicate-call-id',
+} as const satisfies Partial<Record<MessageRepair['kind'], ToolPairingProblem['kind']>>;
+
+/**
+ * The tool pairing problems of already-shaped messages, by the same rules `validateMessages`
+ * enforces and `repairMessages` repairs: the results of an assistant message's calls are in the
+ * tool messages right after it; a call without one (unless provider-executed or awaiting
+ * approval), a result without a call, a late result and a repeated call id are problems.
+ */
+export function checkToolPairing(messages: readonly Message[]): ToolPairingProblem[] {
+  const problems: ToolPairingProblem[] = [];
+  for (const repair of repairToolPairing(messages).repairs) {
+    if (repair.kind === 'lone-surrogate') continue;
+    problems.push({
+      kind: problemKinds[repair.kind],
+      toolCallId: repair.toolCallId,
+      index: Number(/^messages\[(\d+)\]/.exec(repair.path)?.[1] ?? -1),
+    });
+  }
+  return problems;
+}
+
+/**
+ * The pairing repairs of `repairMessages` alone, for messages whose shape is already checked
+ * (the context manager checks each message's shape once). Linear in the number of parts.
+ */
+export function repairToolPairing(messages: readonly Message[]): RepairMessagesResult {
+  const repairs: MessageRepair[] = [];
+  const context: ValidationContext = {
+    repair: true,
+    checkText: false,
+    repairs,
+    onRepair: () => {},
+  };
+  return { messages: pairToolCalls(messages as Message[], context), repairs };
+}
+
+/**
+ * Checks the shape of one message (what `checkMessageShapes` checks), with paths as if it sat at
+ * `index`. Returns nothing: the message is valid as it is, or `InvalidMessageError` is thrown.
+ */
+export function checkMessageShape(message: unknown, index: number): void {
+  checkMessage(message, index, {
+    repair: false,
+    checkText: false,
+    repairs: [],
+    onRepair: () => {},
+  });
 }
 
 interface ValidationContext extends InspectContext {
@@ -506,7 +578,7 @@ function pairToolCalls(messages: Message[], context: ValidationContext): Message
       if (message !== undefined) output.push(message);
       index++;
     }
-    output.push(...pairing.finishStep());
+    output.push(...pairing.finishStep(index));
   }
   return output;
 }
@@ -519,17 +591,35 @@ class ToolCallPairing {
   /** Calls of the current step by their original id (one id may be used twice). */
   private pending = new Map<string, PendingCall[]>();
   private orphans: ToolResultPart[] = [];
+  /**
+   * Where each id's results sit in tool messages of a step without a call of that id (candidates
+   * for a late result), in order, to find one in a single look.
+   */
+  private readonly resultPlaces = new Map<string, Array<{ message: number; part: number }>>();
+  /** Late results already moved up to their call (`message:part`), skipped where they were. */
+  private readonly moved = new Set<string>();
 
   constructor(
-    messages: readonly Message[],
+    private readonly messages: readonly Message[],
     private readonly context: ValidationContext,
   ) {
-    for (const message of messages) {
-      if (message.role === 'system' || typeof message.content === 'string') continue;
-      for (const part of message.content) {
-        if ('toolCallId' in part) this.usedIds.add(part.toolCallId);
-      }
-    }
+    // The call ids of the assistant message that opens the current step: a result answering a
+    // call of its own step is never someone else's late result (ids can repeat across steps).
+    let stepCallIds = new Set<string>();
+    messages.forEach((message, messageIndex) => {
+      if (message.role !== 'tool') stepCallIds = new Set();
+      if (message.role === 'system' || typeof message.content === 'string') return;
+      message.content.forEach((part, partIndex) => {
+        if (!('toolCallId' in part)) return;
+        this.usedIds.add(part.toolCallId);
+        if (part.type === 'tool-call') stepCallIds.add(part.toolCallId);
+        if (message.role !== 'tool' || part.type !== 'tool-result') return;
+        if (stepCallIds.has(part.toolCallId)) return;
+        const places = this.resultPlaces.get(part.toolCallId) ?? [];
+        places.push({ message: messageIndex, part: partIndex });
+        this.resultPlaces.set(part.toolCallId, places);
+      });
+    });
   }
 
   startStep(): void {
@@ -583,8 +673,9 @@ class ToolCallPairing {
     const parts: ToolContentPart[] = [];
     let changed = false;
     message.content.forEach((part, partIndex) => {
-      const next =
-        part.type === 'tool-result'
+      const next = this.moved.has(`${messageIndex}:${partIndex}`)
+        ? undefined
+        : part.type === 'tool-result'
           ? this.answer(part, `messages[${messageIndex}].content[${partIndex}]`)
           : part;
       if (next !== undefined) parts.push(next);
@@ -595,12 +686,31 @@ class ToolCallPairing {
     return parts.length > 0 ? { ...message, content: parts } : undefined;
   }
 
-  /** The messages to insert after the step: synthetic results, then kept orphan results. */
-  finishStep(): Message[] {
+  /**
+   * The messages to insert after the step (which ends before message `stepEnd`): late results
+   * moved up and synthetic results for calls that have none, then kept orphan results.
+   */
+  finishStep(stepEnd: number): Message[] {
     const missing: ToolResultPart[] = [];
-    for (const calls of this.pending.values()) {
+    for (const [originalId, calls] of this.pending) {
       for (const call of calls) {
         if (call.answered || call.exempt) continue;
+        const late = this.lateResult(originalId, stepEnd);
+        if (late !== undefined) {
+          const [result, path] = late;
+          if (!this.context.repair) {
+            fail(
+              call.path,
+              `tool call ${JSON.stringify(call.finalId)} is answered only at ${path}, after other messages; a result must follow its call's assistant message`,
+            );
+          }
+          this.context.repairs.push({ kind: 'late-tool-result', path, toolCallId: originalId });
+          call.answered = true;
+          missing.push(
+            call.finalId === result.toolCallId ? result : { ...result, toolCallId: call.finalId },
+          );
+          continue;
+        }
         if (!this.context.repair) {
           fail(call.path, `tool call ${JSON.stringify(call.finalId)} has no result`);
         }
@@ -622,6 +732,23 @@ class ToolCallPairing {
     if (missing.length > 0) inserted.push({ role: 'tool', content: missing });
     if (this.orphans.length > 0) inserted.push(orphanResultsMessage(this.orphans));
     return inserted;
+  }
+
+  /** The first result for `toolCallId` in a tool message at or after `from`, marked as moved. */
+  private lateResult(toolCallId: string, from: number): [ToolResultPart, string] | undefined {
+    const place = this.resultPlaces
+      .get(toolCallId)
+      ?.find(
+        (candidate) =>
+          candidate.message >= from && !this.moved.has(`${candidate.message}:${candidate.part}`),
+      );
+    if (place === undefined) return undefined;
+    this.moved.add(`${place.message}:${place.part}`);
+    const message = this.messages[place.message] as ToolMessage;
+    return [
+      message.content[place.part] as ToolResultPart,
+      `messages[${place.message}].content[${place.part}]`,
+    ];
   }
 
   /** The id a call ends up with: its own, or a fresh one when the id was used before. */
