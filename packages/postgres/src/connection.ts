@@ -103,12 +103,55 @@ export function assertConnectionOptions({
   }
 }
 
-/** Opens the configured pool, or takes the given one. */
+/** The EventEmitter side of a node-postgres pool or client, which `PostgresPool` leaves out. */
+interface ErrorEmitter {
+  on(event: 'error', listener: (error: unknown) => void): unknown;
+  removeListener(event: 'error', listener: (error: unknown) => void): unknown;
+  listenerCount(event: 'error'): number;
+}
+
+function isErrorEmitter(value: unknown): value is ErrorEmitter {
+  const candidate = value as Partial<ErrorEmitter> | null;
+  return (
+    typeof candidate?.on === 'function' &&
+    typeof candidate.removeListener === 'function' &&
+    typeof candidate.listenerCount === 'function'
+  );
+}
+
+/**
+ * Ignores the `'error'` events a pool emits for its idle clients. node-postgres emits one when a
+ * connection that sits unused in the pool dies (the server restarted, an administrator ran
+ * `pg_terminate_backend`, a proxy closed it); with no listener, Node turns it into an uncaught
+ * exception that ends the process. By the time the event fires the pool has already dropped that
+ * client and opens a new connection for the next query, and a call that was running on the
+ * connection rejects on its own (as a `StorageError`), so there is nothing left to do with the
+ * event: the stores have no error hook to report it to, and the caller learns of lost connections
+ * from the calls that fail.
+ *
+ * Always added to a pool the stores opened; added to a given pool only when it has no `'error'`
+ * listener of its own, since the application may already log these.
+ */
+export function guardPool(pool: PostgresPool, owned: boolean): void {
+  if (!isErrorEmitter(pool)) return;
+  if (owned || pool.listenerCount('error') === 0) pool.on('error', ignoreIdleClientError);
+}
+
+function ignoreIdleClientError(): void {
+  // See guardPool: the pool already discarded the client; the next query reconnects.
+}
+
+/** Opens the configured pool, or takes the given one, and guards it against idle-client errors. */
 export async function resolvePool(options: PostgresConnectionOptions): Promise<ResolvedPool> {
   assertConnectionOptions(options);
-  if (options.pool) return { pool: options.pool, owned: false };
+  if (options.pool) {
+    guardPool(options.pool, false);
+    return { pool: options.pool, owned: false };
+  }
   const { Pool } = await loadPg();
-  return { pool: new Pool({ connectionString: options.connectionString! }), owned: true };
+  const pool = new Pool({ connectionString: options.connectionString! });
+  guardPool(pool, true);
+  return { pool, owned: true };
 }
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
@@ -135,6 +178,24 @@ const HINTS: Readonly<Record<string, string>> = {
     'the ctxmem schema is missing: run `await stores.migrate()` once before using the stores',
 };
 
+const CONNECTION_LOST =
+  'the connection to PostgreSQL was lost or refused; the pool opens a new one on the next call';
+
+/**
+ * Whether an error means the connection is gone rather than the statement being wrong: SQLSTATE
+ * class 08 (connection exception) or 57P01–57P03 (the server terminated or is shutting down the
+ * backend), a socket error, or node-postgres noticing that the socket closed.
+ */
+function isConnectionLoss(code: unknown, message: string): boolean {
+  if (typeof code === 'string') {
+    if (code.startsWith('08') || /^57P0[123]$/u.test(code)) return true;
+    if (/^E(CONNREFUSED|CONNRESET|PIPE|TIMEDOUT|HOSTUNREACH|NETUNREACH|AI_AGAIN)$/u.test(code)) {
+      return true;
+    }
+  }
+  return /Connection terminated|Client has encountered a connection error/u.test(message);
+}
+
 /**
  * Wraps a database failure in a `StorageError` that says what was being done, PostgreSQL's
  * message and SQLSTATE, and a hint for the usual cause. ctxmem errors pass through unchanged.
@@ -143,7 +204,9 @@ export function toStorageError(error: unknown, action: string): CtxmemError {
   if (CtxmemError.isInstance(error)) return error;
   const { code, message } = (error ?? {}) as PostgresErrorLike;
   const detail = typeof message === 'string' ? message : String(error);
-  const hint = typeof code === 'string' ? HINTS[code] : undefined;
+  const hint =
+    (typeof code === 'string' ? HINTS[code] : undefined) ??
+    (isConnectionLoss(code, detail) ? CONNECTION_LOST : undefined);
   return new StorageError({
     message: `PostgreSQL could not ${action}: ${detail}${typeof code === 'string' ? ` (${code})` : ''}${hint ? `; ${hint}.` : ''}`,
     path: undefined,
@@ -173,6 +236,14 @@ export async function inTransaction<Result>(
 ): Promise<Result> {
   const client = await pool.connect();
   let broken: Error | undefined;
+  // While checked out, a client has no 'error' listener of the pool's: one that loses its
+  // connection between two queries would end the process. The loss is recorded and the client
+  // discarded on release; the query in flight, or the next one, rejects with the same cause.
+  const onError = (error: unknown) => {
+    broken ??= error instanceof Error ? error : new Error(String(error));
+  };
+  const emitter = isErrorEmitter(client) ? client : undefined;
+  emitter?.on('error', onError);
   try {
     await client.query('BEGIN');
     const result = await work(client);
@@ -186,6 +257,7 @@ export async function inTransaction<Result>(
     }
     throw error;
   } finally {
+    emitter?.removeListener('error', onError);
     client.release(broken);
   }
 }

@@ -4,6 +4,9 @@
  * is available.
  */
 
+import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   InvalidArgumentError,
   InvalidIdError,
@@ -11,9 +14,12 @@ import {
   StorageError,
 } from '@ctxmem/core';
 import { createFakeClock } from '@ctxmem/core/test';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   missingServerMessage,
+  postgresBinaries,
+  startServices,
   stopTestServices,
   testServices,
 } from '../../../test/setup/services.js';
@@ -35,6 +41,28 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
 }
 
 const alice = { userId: 'alice' };
+
+/** The data folder of a server, asked on a connection of its own that is closed at once. */
+async function showDataDirectory(connectionString: string): Promise<string> {
+  const client = new pg.Client({ connectionString });
+  await client.connect();
+  try {
+    const { rows } = await client.query('SHOW data_directory');
+    return String(rows[0].data_directory);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Runs pg_ctl on a data folder, as the folder's owner (PostgreSQL refuses to run as root). */
+function pgCtl(dataDirectory: string, args: string[]): void {
+  const command = [`${postgresBinaries()}/pg_ctl`, '-D', dataDirectory, ...args];
+  if (process.getuid?.() === 0) {
+    const owner = execFileSync('stat', ['-c', '%U', dataDirectory], { encoding: 'utf8' }).trim();
+    command.unshift('runuser', '-u', owner, '--');
+  }
+  execFileSync(command[0]!, command.slice(1), { stdio: 'pipe', timeout: 60_000 });
+}
 
 function behaviour(name: string, open: () => Promise<TestDatabase>) {
   describe(`PostgreSQL stores on ${name}`, () => {
@@ -270,6 +298,175 @@ if (services.postgresUrl) {
       expect(StorageError.isInstance(await rejection(stores.history.count(alice)))).toBe(true);
       await database.cleanup();
     });
+  });
+
+  describe('connection faults', () => {
+    let admin: TestDatabase;
+    beforeAll(() => {
+      admin = openPostgres(url);
+    });
+    afterAll(async () => {
+      await admin?.cleanup();
+    });
+
+    /** Stores on a pool of their own, whose connections carry a name the test finds them by. */
+    async function namedStores() {
+      const schema = admin.uniqueSchema();
+      const name = `ctxmem_fault_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
+      const connectionString = `${url}${url.includes('?') ? '&' : '?'}application_name=${name}`;
+      const stores = createPostgresStores({ connectionString, schema });
+      await stores.migrate();
+      return { stores, schema, name };
+    }
+
+    async function backends(name: string, waitingForLock = false): Promise<number> {
+      const { rows } = await admin.pool.query(
+        `SELECT count(*)::integer AS count FROM pg_stat_activity
+         WHERE application_name = $1 AND ($2::boolean IS FALSE OR wait_event_type = 'Lock')`,
+        [name, waitingForLock],
+      );
+      return Number(rows[0].count);
+    }
+
+    /** Terminates every server process of the named pool, as an administrator or a restart does. */
+    async function terminate(name: string): Promise<number> {
+      const { rows } = await admin.pool.query(
+        `SELECT pg_terminate_backend(pid) AS done FROM pg_stat_activity WHERE application_name = $1`,
+        [name],
+      );
+      return rows.filter((row: { done: boolean }) => row.done).length;
+    }
+
+    async function until(check: () => Promise<boolean>, what: string): Promise<void> {
+      const deadline = Date.now() + 10_000;
+      while (!(await check())) {
+        if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}.`);
+        await sleep(25);
+      }
+    }
+
+    /** Collects uncaught exceptions while `work` runs: there must be none. */
+    async function withoutUncaughtErrors(work: () => Promise<void>): Promise<unknown[]> {
+      const uncaught: unknown[] = [];
+      const collect = (error: unknown) => {
+        uncaught.push(error instanceof Error ? error.message : String(error));
+      };
+      process.on('uncaughtException', collect);
+      try {
+        await work();
+        // Let the sockets of the terminated connections deliver their end and error events.
+        await sleep(200);
+      } finally {
+        process.off('uncaughtException', collect);
+      }
+      return uncaught;
+    }
+
+    it('keeps the process running when the server terminates idle connections, and reconnects', async () => {
+      const { stores, name } = await namedStores();
+      try {
+        await stores.history.append(alice, [{ role: 'user', content: 'before' }]);
+        // Several calls at once leave several idle connections in the pool.
+        await Promise.all([1, 2, 3].map(() => stores.history.count(alice)));
+        const uncaught = await withoutUncaughtErrors(async () => {
+          expect(await terminate(name)).toBeGreaterThanOrEqual(1);
+          await until(async () => (await backends(name)) === 0, 'the connections to end');
+        });
+        expect(uncaught).toEqual([]);
+        // The pool dropped the dead connections and opens new ones.
+        expect(await stores.history.count(alice)).toBe(1);
+        await stores.history.append(alice, [{ role: 'user', content: 'after' }]);
+        expect((await stores.history.read(alice)).map((entry) => entry.message.content)).toEqual([
+          'before',
+          'after',
+        ]);
+      } finally {
+        await stores.close();
+      }
+    });
+
+    it('rejects a call whose connection is terminated with StorageError; the next call succeeds', async () => {
+      const { stores, schema, name } = await namedStores();
+      // Holds the tables so that both calls below are on the server, waiting, when terminated:
+      // a single statement (getState) and a transaction (memory.add).
+      const blocker = await admin.pool.connect();
+      let errors: unknown[] = [];
+      try {
+        await stores.history.count(alice);
+        await blocker.query('BEGIN');
+        await blocker.query(
+          `LOCK TABLE "${schema}".working_states, "${schema}".memory_scopes IN ACCESS EXCLUSIVE MODE`,
+        );
+        const uncaught = await withoutUncaughtErrors(async () => {
+          const pending = [
+            rejection(stores.history.getState(alice)),
+            rejection(stores.memory.add(alice, [{ content: 'A card written twice.' }])),
+          ];
+          await until(async () => (await backends(name, true)) === 2, 'both calls to wait');
+          expect(await terminate(name)).toBe(2);
+          errors = await Promise.all(pending);
+        });
+        expect(uncaught).toEqual([]);
+      } finally {
+        await blocker.query('ROLLBACK').catch(() => undefined);
+        blocker.release();
+      }
+      expect(errors).toHaveLength(2);
+      for (const error of errors) {
+        expect(StorageError.isInstance(error), String(error)).toBe(true);
+        expect((error as Error).message).toMatch(/57P01|terminat/u);
+        expect((error as Error).message).toMatch(/connection to PostgreSQL was lost/u);
+      }
+      try {
+        expect(await stores.history.getState(alice)).toBeUndefined();
+        await stores.memory.add(alice, [{ content: 'A card written twice.' }]);
+        expect((await stores.memory.list(alice)).map((card) => card.content)).toEqual([
+          'A card written twice.',
+        ]);
+      } finally {
+        await stores.close();
+      }
+    });
+
+    // A server of its own, since stopping the shared one would fail the other test files.
+    it.skipIf(!postgresBinaries())(
+      'fails calls with StorageError while the server is down, and works again once it is back',
+      async () => {
+        const dedicated = await startServices();
+        try {
+          if (!dedicated.postgresUrl) throw new Error(dedicated.problems.join('; '));
+          const dataDirectory = await showDataDirectory(dedicated.postgresUrl);
+          const stores = createPostgresStores({
+            connectionString: dedicated.postgresUrl,
+            schema: 'ctxmem_restart',
+          });
+          try {
+            await stores.migrate();
+            await stores.history.append(alice, [{ role: 'user', content: 'before' }]);
+            let down: unknown;
+            const uncaught = await withoutUncaughtErrors(async () => {
+              pgCtl(dataDirectory, ['-m', 'fast', '-w', 'stop']);
+              down = await rejection(stores.history.count(alice));
+              // pg_ctl restart starts a stopped server again with the options it last ran with
+              // (its log goes to a file: the server must not hold pg_ctl's output open).
+              pgCtl(dataDirectory, ['-l', `${dataDirectory}/server.log`, '-w', 'restart']);
+            });
+            expect(uncaught).toEqual([]);
+            expect(StorageError.isInstance(down), String(down)).toBe(true);
+            expect((down as Error).message).toMatch(/connection to PostgreSQL was lost/u);
+            expect(await stores.history.count(alice)).toBe(1);
+            await stores.history.append(alice, [{ role: 'user', content: 'after' }]);
+            expect(
+              (await stores.history.read(alice)).map((entry) => entry.message.content),
+            ).toEqual(['before', 'after']);
+          } finally {
+            await stores.close();
+          }
+        } finally {
+          await dedicated.stop();
+        }
+      },
+    );
   });
 } else {
   const reason = missingServerMessage('PostgreSQL', services.problems);

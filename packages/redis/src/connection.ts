@@ -19,6 +19,7 @@ interface OwnedClient extends RedisCommandClient {
 
 interface ClientOptions {
   url: string;
+  disableOfflineQueue: boolean;
   socket: { reconnectStrategy: (retries: number, cause: Error) => number | Error };
 }
 
@@ -89,14 +90,51 @@ export function assertConnectionOptions({ client, url }: RedisConnectionOptions)
   }
 }
 
-/** Takes the given client, or opens one from the URL. */
+/** The EventEmitter side of a node-redis client, which `RedisCommandClient` leaves out. */
+interface ErrorEmitter {
+  on(event: 'error', listener: (error: unknown) => void): unknown;
+  listenerCount(event: 'error'): number;
+}
+
+function isErrorEmitter(value: unknown): value is ErrorEmitter {
+  const candidate = value as Partial<ErrorEmitter> | null;
+  return typeof candidate?.on === 'function' && typeof candidate.listenerCount === 'function';
+}
+
+/**
+ * Ignores a client's `'error'` events. node-redis emits one for every socket error (the server
+ * restarted, `CLIENT KILL`, a proxy closed the connection, each failed reconnection attempt);
+ * with no listener, Node turns it into an uncaught exception that ends the process. The client
+ * reconnects by itself, and every command the error affects rejects on its own, reaching the
+ * caller as a `StorageError`, so there is nothing left to do with the event: the stores have no
+ * error hook to report it to, and the caller learns of lost connections from the calls that fail.
+ *
+ * Always added to a client the stores opened; added to a given client only when it has no
+ * `'error'` listener of its own, since the application may already log these.
+ */
+export function guardClient(client: unknown, owned: boolean): void {
+  if (!isErrorEmitter(client)) return;
+  if (owned || client.listenerCount('error') === 0) client.on('error', ignoreClientError);
+}
+
+function ignoreClientError(): void {
+  // See guardClient: the affected commands reject by themselves; the client reconnects.
+}
+
+/** Takes the given client, or opens one from the URL, and guards it against error events. */
 export async function resolveClient(options: RedisConnectionOptions): Promise<ResolvedClient> {
   assertConnectionOptions(options);
-  if (options.client) return { client: options.client, close: async () => {} };
+  if (options.client) {
+    guardClient(options.client, false);
+    return { client: options.client, close: async () => {} };
+  }
   const { createClient } = await loadRedis();
   let connected = false;
   const client = createClient({
     url: options.url!,
+    // While the connection is down, a command rejects at once (a StorageError saying the client
+    // is offline) instead of waiting in a queue for a server that may not come back.
+    disableOfflineQueue: true,
     socket: {
       // A server that cannot be reached at start is an error after a few tries (node-redis would
       // retry forever); one that goes away later is waited for, as for a restart.
@@ -104,9 +142,7 @@ export async function resolveClient(options: RedisConnectionOptions): Promise<Re
         connected ? Math.min(50 * 2 ** retries, 2000) : retries >= 3 ? cause : 100 * (retries + 1),
     },
   });
-  // Without a listener node-redis would throw connection errors as uncaught exceptions; commands
-  // still reject, and those rejections reach the caller as StorageError.
-  client.on('error', () => {});
+  guardClient(client, true);
   await withStorageErrors(`connect to ${redactUrl(options.url!)}`, () => client.connect());
   connected = true;
   return {
@@ -127,6 +163,25 @@ function redactUrl(url: string): string {
   }
 }
 
+const CONNECTION_LOST =
+  'the connection to Redis was lost or refused; the client reconnects in the background and a later call can succeed';
+
+/**
+ * Whether an error means the connection is gone rather than the command being wrong: node-redis's
+ * socket and offline errors (matched by message, as they are not exported the same way by every
+ * version), or a socket error code.
+ */
+function isConnectionLoss(error: unknown, message: string): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (
+    typeof code === 'string' &&
+    /^E(CONNREFUSED|CONNRESET|PIPE|TIMEDOUT|HOSTUNREACH|NETUNREACH|AI_AGAIN)$/u.test(code)
+  ) {
+    return true;
+  }
+  return /^(Socket closed unexpectedly|The client is offline|Connection timeout)$/u.test(message);
+}
+
 /**
  * Wraps a Redis failure in a `StorageError` saying what was being done. ctxmem errors pass
  * through unchanged.
@@ -134,8 +189,9 @@ function redactUrl(url: string): string {
 export function toStorageError(error: unknown, action: string): CtxmemError {
   if (CtxmemError.isInstance(error)) return error;
   const detail = error instanceof Error ? error.message : String(error);
+  const hint = isConnectionLoss(error, detail) ? `; ${CONNECTION_LOST}` : '';
   return new StorageError({
-    message: `Redis could not ${action}: ${detail}`,
+    message: `Redis could not ${action}: ${detail}${hint}`,
     path: undefined,
     cause: error,
   });

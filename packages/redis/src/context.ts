@@ -9,11 +9,14 @@ import {
 } from '@ctxmem/core';
 import type { RedisCommandClient } from './connection.js';
 
-/** Expiry of what the stores write, in seconds; refreshed on every write. */
+/** Expiry of what the stores write, in seconds; refreshed whenever the data is used. */
 export interface RedisTtl {
-  /** History, its turn index and the working state of a scope. @default no expiry */
+  /**
+   * History, its turn index and the working state of a scope, refreshed together by every call
+   * on the scope. @default no expiry
+   */
   history?: number;
-  /** Each offloaded payload. @default no expiry */
+  /** Each offloaded payload, refreshed when it is read or put again. @default no expiry */
   offload?: number;
   /** A scope's memory cards. @default no expiry */
   memory?: number;

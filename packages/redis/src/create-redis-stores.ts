@@ -28,9 +28,11 @@ export interface RedisStoresOptions extends RedisConnectionOptions {
    */
   prefix?: string;
   /**
-   * Expiry in seconds of what the stores write, refreshed on every write to the key: one number
-   * for everything, or `{ history, offload, memory }` (a missing entry never expires). Memory
-   * cards are meant to be long-lived: think twice before giving them a TTL.
+   * Expiry in seconds of what the stores write: one number for everything, or
+   * `{ history, offload, memory }` (a missing entry never expires). It starts again whenever the
+   * data is used: a session's history, turn index and working state together on every call on that
+   * session (reads included), an offload when it is read or put again, memory cards when they are
+   * written. Memory cards are meant to be long-lived: think twice before giving them a TTL.
    * @default undefined (nothing expires)
    */
   ttlSeconds?: number | RedisTtl;

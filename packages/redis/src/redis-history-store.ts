@@ -18,13 +18,15 @@ import {
   numberPrepared,
   prepareMessages,
 } from '@ctxmem/core/driver-kit';
-import { luaScript, runScript, withStorageErrors } from './connection.js';
+import { luaScript, type RedisCommandClient, runScript, withStorageErrors } from './connection.js';
 import { resolveScope, type StoreContext } from './context.js';
 
 /**
- * KEYS: history list, turns hash. ARGV: createdAt (as JSON), ttl, then a starts-turn flag and the
- * message JSON per message. Numbers the messages after the list's end and pushes them in one
- * piece; the turns hash keeps where each turn starts (`t<turn>`) and the last turn (`last`).
+ * KEYS: history list, turns hash, state hash. ARGV: createdAt (as JSON), ttl, then a starts-turn
+ * flag and the message JSON per message. Numbers the messages after the list's end and pushes them
+ * in one piece; the turns hash keeps where each turn starts (`t<turn>`) and the last turn
+ * (`last`). The TTL is set again on all three keys: a session that is appended to keeps its
+ * working state, which is written only when it is compacted.
  */
 const APPEND = luaScript(`
 local start = redis.call('LLEN', KEYS[1])
@@ -48,6 +50,7 @@ local ttl = tonumber(ARGV[2])
 if ttl > 0 then
   redis.call('EXPIRE', KEYS[1], ttl)
   redis.call('EXPIRE', KEYS[2], ttl)
+  redis.call('EXPIRE', KEYS[3], ttl)
 end
 return {start, startTurn}
 `);
@@ -79,14 +82,35 @@ end
 return result
 `);
 
-/** KEYS: state hash. ARGV: expected version, state JSON, ttl. Compare-and-set on the version. */
+/**
+ * KEYS: state hash, history list, turns hash. ARGV: expected version, state JSON, ttl.
+ * Compare-and-set on the version. Every attempt, won or lost, sets the TTL again on the session's
+ * keys: a writer that lost a conflict is still using the session, and re-reads then stores again.
+ */
 const SET_STATE = luaScript(`
 local current = tonumber(redis.call('HGET', KEYS[1], 'version') or '0')
-if current ~= tonumber(ARGV[1]) then return {0, current} end
-redis.call('HSET', KEYS[1], 'version', current + 1, 'state', ARGV[2])
+local written = 0
+if current == tonumber(ARGV[1]) then
+  current = current + 1
+  written = 1
+  redis.call('HSET', KEYS[1], 'version', current, 'state', ARGV[2])
+end
 local ttl = tonumber(ARGV[3])
-if ttl > 0 then redis.call('EXPIRE', KEYS[1], ttl) end
-return {1, current + 1}
+if ttl > 0 then
+  for _, key in ipairs(KEYS) do redis.call('EXPIRE', key, ttl) end
+end
+return {written, current}
+`);
+
+/**
+ * KEYS: state hash, history list, turns hash. ARGV: ttl. Reads the working state and sets the TTL
+ * again on the session's keys, in one step: reading a session's state is using it.
+ */
+const GET_STATE = luaScript(`
+local reply = redis.call('HMGET', KEYS[1], 'version', 'state')
+local ttl = tonumber(ARGV[1])
+for _, key in ipairs(KEYS) do redis.call('EXPIRE', key, ttl) end
+return reply
 `);
 
 interface HistoryRecord {
@@ -117,6 +141,9 @@ function parseRecord(text: string, index: number, where: string): StoredMessage 
  * script, so concurrent appends from any number of processes get contiguous indexes and each
  * batch stays in one piece), a hash of where each turn starts (so `readTurns` reads only those
  * turns), and a hash for the working state whose `version` field a script compares and sets.
+ *
+ * With a history TTL, every call on a scope (read or write) sets it again on all three keys, so
+ * the keys of a session in use never expire, and expire together once it is left idle.
  */
 export function createRedisHistoryStore(
   context: StoreContext,
@@ -127,6 +154,16 @@ export function createRedisHistoryStore(
     turns: `${base}:turns`,
     state: `${base}:state`,
   });
+  const ttl = context.ttl.history;
+
+  /** Sets the TTL again on a scope's keys (keys that do not exist are left alone). */
+  const touch = async (client: RedisCommandClient, base: string): Promise<void> => {
+    if (ttl <= 0) return;
+    const { history, turns, state } = keys(base);
+    await Promise.all(
+      [history, turns, state].map((key) => client.sendCommand(['EXPIRE', key, String(ttl)])),
+    );
+  };
 
   return {
     async append(scope, messages) {
@@ -140,10 +177,10 @@ export function createRedisHistoryStore(
         const reply = (await runScript(
           client,
           APPEND,
-          [history, turns],
+          [history, turns, keys(base).state],
           [
             JSON.stringify(createdAt),
-            context.ttl.history,
+            ttl,
             ...prepared.flatMap((entry) => [entry.startsTurn ? '1' : '0', entry.json]),
           ],
         )) as [number, number];
@@ -161,12 +198,15 @@ export function createRedisHistoryStore(
       if (to !== undefined && to <= from) return [];
       return withStorageErrors(`read the history of ${key}`, async () => {
         const client = await context.client();
-        const records = (await client.sendCommand([
-          'LRANGE',
-          keys(base).history,
-          String(from),
-          String(to === undefined ? -1 : to - 1),
-        ])) as string[];
+        const [records] = await Promise.all([
+          client.sendCommand([
+            'LRANGE',
+            keys(base).history,
+            String(from),
+            String(to === undefined ? -1 : to - 1),
+          ]) as Promise<string[]>,
+          touch(client, base),
+        ]);
         return records.map((record, offset) =>
           parseRecord(record, from + offset, `history message ${from + offset} of ${key}`),
         );
@@ -180,9 +220,12 @@ export function createRedisHistoryStore(
       const { history, turns: turnIndex } = keys(base);
       return withStorageErrors(`read turns of ${key}`, async () => {
         const client = await context.client();
-        const reply = (await runScript(client, READ_TURNS, [history, turnIndex], wanted)) as Array<
-          number | string
-        >;
+        const [reply] = await Promise.all([
+          runScript(client, READ_TURNS, [history, turnIndex], wanted) as Promise<
+            Array<number | string>
+          >,
+          touch(client, base),
+        ]);
         const stored: StoredMessage[] = [];
         for (let position = 0; position < reply.length; position += 2) {
           const index = Number(reply[position]);
@@ -198,7 +241,11 @@ export function createRedisHistoryStore(
       const { base, key } = resolveScope(context, scope);
       return withStorageErrors(`count the history of ${key}`, async () => {
         const client = await context.client();
-        return Number(await client.sendCommand(['LLEN', keys(base).history]));
+        const [length] = await Promise.all([
+          client.sendCommand(['LLEN', keys(base).history]),
+          touch(client, base),
+        ]);
+        return Number(length);
       });
     },
 
@@ -206,12 +253,12 @@ export function createRedisHistoryStore(
       const { base, key } = resolveScope(context, scope);
       return withStorageErrors(`read the working state of ${key}`, async () => {
         const client = await context.client();
-        const [version, state] = (await client.sendCommand([
-          'HMGET',
-          keys(base).state,
-          'version',
-          'state',
-        ])) as [string | null, string | null];
+        const { history, turns, state: stateKey } = keys(base);
+        const [version, state] = (
+          ttl > 0
+            ? await runScript(client, GET_STATE, [stateKey, history, turns], [ttl])
+            : await client.sendCommand(['HMGET', stateKey, 'version', 'state'])
+        ) as [string | null, string | null];
         if (version === null || state === null) return undefined;
         return decodeState(state, Number(version), `working state of ${key}`);
       });
@@ -225,11 +272,12 @@ export function createRedisHistoryStore(
         `write the working state of ${key}`,
         async () => {
           const client = await context.client();
+          const { history, turns, state: stateKey } = keys(base);
           return (await runScript(
             client,
             SET_STATE,
-            [keys(base).state],
-            [expectedVersion, encoded, context.ttl.history],
+            [stateKey, history, turns],
+            [expectedVersion, encoded, ttl],
           )) as [number, number];
         },
       );

@@ -16,7 +16,8 @@ import { resolveScope, type StoreContext } from './context.js';
 /**
  * Offloaded payloads in Redis: one string key per scope and content id, written with `SET NX`
  * (and `EX` when an offload TTL is set). Ids come from the content, so a second `put` of the same
- * message keeps the first write and its `createdAt`.
+ * message keeps the first write and its `createdAt`. With an offload TTL, a second `put` and every
+ * `get` set it again: a payload still in use does not expire.
  */
 export function createRedisOffloadStore(context: StoreContext): OffloadStore {
   return {
@@ -28,13 +29,18 @@ export function createRedisOffloadStore(context: StoreContext): OffloadStore {
       await withStorageErrors(`offload ${id} in ${key}`, async () => {
         const client = await context.client();
         const ttl = context.ttl.offload;
-        await client.sendCommand([
+        const written = await client.sendCommand([
           'SET',
           `${base}:offload:${id}`,
           value,
           'NX',
           ...(ttl > 0 ? ['EX', String(ttl)] : []),
         ]);
+        // Already there (put before, by this instance or another): the first write is kept, and
+        // its expiry starts again.
+        if (ttl > 0 && written === null) {
+          await client.sendCommand(['EXPIRE', `${base}:offload:${id}`, String(ttl)]);
+        }
       });
       return id;
     },
@@ -44,7 +50,12 @@ export function createRedisOffloadStore(context: StoreContext): OffloadStore {
       assertOffloadId(id);
       const text = await withStorageErrors(`read offload ${id} in ${key}`, async () => {
         const client = await context.client();
-        return (await client.sendCommand(['GET', `${base}:offload:${id}`])) as string | null;
+        const ttl = context.ttl.offload;
+        const [value] = await Promise.all([
+          client.sendCommand(['GET', `${base}:offload:${id}`]) as Promise<string | null>,
+          ttl > 0 ? client.sendCommand(['EXPIRE', `${base}:offload:${id}`, String(ttl)]) : null,
+        ]);
+        return value;
       });
       if (text === null || text === undefined) throw offloadNotFound(id);
       const where = `offload ${id} of ${key}`;

@@ -2,11 +2,17 @@
  * What the Redis stores do beyond the conformance suites: key layout, expiry, optimistic card
  * merges between clients, connection handling and error messages.
  */
-import { InvalidArgumentError, StorageError } from '@ctxmem/core';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ConflictError, InvalidArgumentError, StorageError } from '@ctxmem/core';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   missingServerMessage,
+  reachable,
   stopTestServices,
   testServices,
 } from '../../../test/setup/services.js';
@@ -28,6 +34,86 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
 
 const alice = { userId: 'alice', sessionId: 's1' };
 const message = { role: 'user' as const, content: 'hello' };
+const emptyState = (note = 'state') => ({
+  summarizedCount: 0,
+  messages: [{ role: 'assistant' as const, content: note }],
+  cycle: 0,
+});
+
+async function until(check: () => Promise<boolean>, what: string, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}.`);
+    await sleep(25);
+  }
+}
+
+/** Collects uncaught exceptions while `work` runs: there must be none. */
+async function withoutUncaughtErrors(work: () => Promise<void>): Promise<string[]> {
+  const uncaught: string[] = [];
+  const collect = (error: unknown) => {
+    uncaught.push(error instanceof Error ? error.message : String(error));
+  };
+  process.on('uncaughtException', collect);
+  try {
+    await work();
+    // Let the sockets deliver their close and error events.
+    await sleep(200);
+  } finally {
+    process.off('uncaughtException', collect);
+  }
+  return uncaught;
+}
+
+function redisServerBinary(): string | undefined {
+  for (const folder of (process.env.PATH ?? '').split(':')) {
+    if (folder && existsSync(join(folder, 'redis-server'))) return join(folder, 'redis-server');
+  }
+  return undefined;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+/**
+ * A Redis server of its own on a fixed port, for the fault tests: killing connections, pausing
+ * or restarting the shared server would fail the other test files.
+ */
+async function dedicatedRedis() {
+  const binary = redisServerBinary()!;
+  const port = await freePort();
+  const url = `redis://127.0.0.1:${port}`;
+  let child: ChildProcess | undefined;
+  const server = {
+    url,
+    async start() {
+      child = spawn(
+        binary,
+        ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+        { stdio: 'ignore' },
+      );
+      await until(() => reachable(url, 300), 'redis-server to start');
+    },
+    async stop() {
+      const running = child;
+      child = undefined;
+      if (!running || running.exitCode !== null) return;
+      const exited = new Promise((resolve) => running.once('exit', resolve));
+      running.kill('SIGKILL');
+      await exited;
+    },
+  };
+  await server.start();
+  return server;
+}
 
 if (services.redisUrl) {
   const url = services.redisUrl;
@@ -198,6 +284,113 @@ if (services.redisUrl) {
       expect((await stores.history.append(alice, [message]))[0]!.index).toBe(1);
     });
 
+    it('keeps an active session: every read and write sets the TTL again on all its keys', async () => {
+      const prefix = redis.uniquePrefix();
+      const { history } = createRedisStores({
+        client: redis.client,
+        prefix,
+        ttlSeconds: { history: 1 },
+      });
+      const tag = `${prefix}:{user:alice|session:s1}`;
+      const sessionKeys = ['history', 'turns', 'state'].map((suffix) => `${tag}:${suffix}`);
+      await history.append(alice, [message]);
+      expect(await history.setState(alice, emptyState('kept'), 0)).toBe(1);
+      // Each phase uses the session in one way only, for longer than the TTL.
+      const phases: Array<[string, () => Promise<unknown>]> = [
+        ['getState', () => history.getState(alice)],
+        ['append', () => history.append(alice, [message])],
+        ['read', () => history.read(alice, { from: 0, to: 1 })],
+        ['readTurns', () => history.readTurns(alice, [1])],
+        ['count', () => history.count(alice)],
+        ['setState that conflicts', () => rejection(history.setState(alice, emptyState(), 0))],
+      ];
+      for (const [name, use] of phases) {
+        const end = Date.now() + 1200;
+        while (Date.now() < end) {
+          await use();
+          await sleep(100);
+        }
+        for (const key of sessionKeys) {
+          const ttl = Number(await redis.client.sendCommand(['PTTL', key]));
+          expect(ttl, `${key} after ${name}`).toBeGreaterThan(0);
+          expect(ttl, `${key} after ${name}`).toBeLessThanOrEqual(1000);
+        }
+        const state = await history.getState(alice);
+        expect(state?.version, name).toBe(1);
+        expect(state?.messages[0]?.content, name).toBe('kept');
+      }
+      // Left idle, the whole session expires together; it starts again at version 0.
+      await sleep(1300);
+      expect(await redis.client.sendCommand(['EXISTS', ...sessionKeys])).toBe(0);
+      expect(await history.getState(alice)).toBeUndefined();
+      expect(await history.count(alice)).toBe(0);
+      expect(await history.setState(alice, emptyState('new'), 0)).toBe(1);
+    }, 30_000);
+
+    it('keeps an offloaded payload that is read or offloaded again past its TTL', async () => {
+      const prefix = redis.uniquePrefix();
+      const { offload } = createRedisStores({
+        client: redis.client,
+        prefix,
+        ttlSeconds: { offload: 1 },
+      });
+      const id = await offload.put(alice, message);
+      const { createdAt } = await offload.get(alice, id);
+      for (const use of [() => offload.get(alice, id), () => offload.put(alice, message)]) {
+        const end = Date.now() + 1200;
+        while (Date.now() < end) {
+          await use();
+          await sleep(100);
+        }
+        expect((await offload.get(alice, id)).createdAt).toBe(createdAt);
+      }
+      await sleep(1300);
+      expect(
+        await redis.client.sendCommand([
+          'EXISTS',
+          `${prefix}:{user:alice|session:s1}:offload:${id}`,
+        ]),
+      ).toBe(0);
+    }, 30_000);
+
+    it('lets an instance that lost a conflict re-read and store again', async () => {
+      const prefix = redis.uniquePrefix();
+      const [first, second] = [0, 1].map(
+        () => createRedisStores({ client: redis.client, prefix, ttlSeconds: 1 }).history,
+      ) as [
+        ReturnType<typeof createRedisStores>['history'],
+        ReturnType<typeof createRedisStores>['history'],
+      ];
+      expect(await first.setState(alice, emptyState('first'), 0)).toBe(1);
+      const lost = await rejection(second.setState(alice, emptyState('second'), 0));
+      expect(ConflictError.isInstance(lost)).toBe(true);
+      expect((lost as ConflictError).actualVersion).toBe(1);
+      // Re-read, then retry at the version read.
+      const current = await second.getState(alice);
+      expect(current?.version).toBe(1);
+      expect(await second.setState(alice, emptyState('second'), current!.version)).toBe(2);
+      const stale = await rejection(first.setState(alice, emptyState('first again'), 1));
+      expect((stale as ConflictError).actualVersion).toBe(2);
+      const again = await first.getState(alice);
+      expect(again?.messages[0]?.content).toBe('second');
+      expect(await first.setState(alice, emptyState('first again'), again!.version)).toBe(3);
+      // Conflicts past the TTL keep the session alive for the retry.
+      const end = Date.now() + 1500;
+      while (Date.now() < end) {
+        expect(ConflictError.isInstance(await rejection(second.setState(alice, emptyState(), 2))));
+        await sleep(100);
+      }
+      const last = await second.getState(alice);
+      expect(last?.version).toBe(3);
+      expect(await second.setState(alice, emptyState('second again'), 3)).toBe(4);
+      // Once the session expired, a stale version conflicts with 0, and re-reading says so.
+      await sleep(1300);
+      const gone = await rejection(first.setState(alice, emptyState(), 4));
+      expect((gone as ConflictError).actualVersion).toBe(0);
+      expect(await first.getState(alice)).toBeUndefined();
+      expect(await first.setState(alice, emptyState('fresh'), 0)).toBe(1);
+    }, 30_000);
+
     it('opens a client from a URL on first use and closes it', async () => {
       const prefix = redis.uniquePrefix();
       const stores = createRedisStores({ url, prefix });
@@ -214,6 +407,118 @@ if (services.redisUrl) {
     it.skip(reason, () => {});
   });
 }
+
+describe.skipIf(!redisServerBinary())('Redis connection faults (a server of their own)', () => {
+  let server: Awaited<ReturnType<typeof dedicatedRedis>>;
+  let admin: ReturnType<typeof createClient>;
+  beforeAll(async () => {
+    server = await dedicatedRedis();
+    admin = createClient({ url: server.url });
+    admin.on('error', () => {});
+    await admin.connect();
+  });
+  afterAll(async () => {
+    await admin?.close().catch(() => undefined);
+    await server?.stop();
+  });
+
+  /**
+   * Kills the connection of a call in flight: the server holds the call (a write: `CLIENT PAUSE
+   * WRITE` holds writes and scripts only, so the admin connection can still kill), then kills it.
+   */
+  async function killDuringCall(call: () => Promise<unknown>): Promise<unknown> {
+    await admin.sendCommand(['CLIENT', 'PAUSE', '10000', 'WRITE']);
+    try {
+      const pending = rejection(call());
+      await sleep(200);
+      // Every connection but the admin's: this server serves this test file alone.
+      await admin.sendCommand(['CLIENT', 'KILL', 'TYPE', 'normal', 'SKIPME', 'yes']);
+      return await pending;
+    } finally {
+      await admin.sendCommand(['CLIENT', 'UNPAUSE']);
+    }
+  }
+
+  async function eventuallySucceeds<Result>(call: () => Promise<Result>): Promise<Result> {
+    let result: Result | undefined;
+    await until(async () => {
+      try {
+        result = await call();
+        return true;
+      } catch (error) {
+        expect(StorageError.isInstance(error), String(error)).toBe(true);
+        return false;
+      }
+    }, 'a call to succeed again');
+    return result as Result;
+  }
+
+  it('keeps the process running when the connection drops; the call rejects with StorageError', async () => {
+    const stores = createRedisStores({ url: server.url, prefix: 'drop' });
+    try {
+      await stores.history.append(alice, [message]);
+      let error: unknown;
+      const uncaught = await withoutUncaughtErrors(async () => {
+        error = await killDuringCall(() => stores.history.append(alice, [message]));
+      });
+      expect(uncaught).toEqual([]);
+      expect(StorageError.isInstance(error), String(error)).toBe(true);
+      expect((error as Error).message).toMatch(/connection to Redis was lost/u);
+      // The client reconnects; the killed append never ran.
+      expect(await eventuallySucceeds(() => stores.history.count(alice))).toBe(1);
+      expect((await stores.history.append(alice, [message]))[0]!.index).toBe(1);
+    } finally {
+      await stores.close();
+    }
+  });
+
+  it('guards a given client that has no error listener', async () => {
+    const client = createClient({ url: server.url });
+    await client.connect();
+    try {
+      const stores = createRedisStores({ client, prefix: 'given' });
+      await stores.history.append(alice, [message]);
+      let error: unknown;
+      const uncaught = await withoutUncaughtErrors(async () => {
+        error = await killDuringCall(() => stores.history.append(alice, [message]));
+      });
+      expect(uncaught).toEqual([]);
+      expect(StorageError.isInstance(error), String(error)).toBe(true);
+      expect(await eventuallySucceeds(() => stores.history.count(alice))).toBe(1);
+    } finally {
+      await client.close().catch(() => undefined);
+    }
+  });
+
+  it('fails calls at once while the server is down, and works again after it restarts', async () => {
+    const stores = createRedisStores({ url: server.url, prefix: 'restart' });
+    try {
+      await stores.history.append(alice, [message]);
+      let down: unknown;
+      let waited = 0;
+      const uncaught = await withoutUncaughtErrors(async () => {
+        await server.stop();
+        await sleep(100);
+        const started = Date.now();
+        down = await rejection(stores.history.count(alice));
+        waited = Date.now() - started;
+        await server.start();
+      });
+      expect(uncaught).toEqual([]);
+      expect(StorageError.isInstance(down), String(down)).toBe(true);
+      expect((down as Error).message).toMatch(/connection to Redis was lost/u);
+      // Rejected, not queued until the server comes back.
+      expect(waited).toBeLessThan(1000);
+      // The restarted server kept nothing (no persistence here); the stores work again.
+      expect(await eventuallySucceeds(() => stores.history.count(alice))).toBe(0);
+      expect((await stores.history.append(alice, [message]))[0]!.index).toBe(0);
+    } finally {
+      await stores.close();
+    }
+    // The admin connection reconnects too, for the next tests.
+    await eventuallySucceeds(() => admin.sendCommand(['PING']));
+  });
+});
 
 describe('configuration errors', () => {
   it('names the missing redis package', async () => {
