@@ -44,6 +44,8 @@ function documentation(query: string): string {
  */
 class ScriptedAgentModel extends BaseChatModel {
   #calls = 0;
+  /** The messages of the last agent call (not a summary request): what the model saw. */
+  lastPrompt: BaseMessage[] = [];
 
   _llmType(): string {
     return 'scripted';
@@ -57,7 +59,10 @@ class ScriptedAgentModel extends BaseChatModel {
     this.#calls++;
     const first = messages[0];
     let message: AIMessage;
-    if (first?.type === 'system' && first.text.startsWith(SUMMARY_SYSTEM_PROMPT.slice(0, 60))) {
+    const summaryRequest =
+      first?.type === 'system' && first.text.startsWith(SUMMARY_SYSTEM_PROMPT.slice(0, 60));
+    if (!summaryRequest) this.lastPrompt = messages;
+    if (summaryRequest) {
       const asked =
         messages
           .map((item) => item.text)
@@ -167,16 +172,20 @@ export function createAgentSession({ print = console.log, env = process.env }: A
     systemPrompt: SYSTEM_PROMPT,
     middleware: [memory],
   });
-  // The agent state: after a compaction it holds the summary and the recent messages only.
+  // The agent state: the whole conversation. The middleware compacts what the model receives.
   let messages: BaseMessage[] = [];
 
   return {
     /** Whether a real OpenAI-compatible model answers. */
     real,
     memory,
-    /** The agent's current messages. */
+    /** The agent's current messages: the conversation as it happened. */
     get messages() {
       return messages;
+    },
+    /** What the scripted model received in its last call (empty with a real model). */
+    get lastPrompt(): BaseMessage[] {
+      return model instanceof ScriptedAgentModel ? model.lastPrompt : [];
     },
     async send(text: string): Promise<string> {
       const state = await agent.invoke({ messages: [...messages, new HumanMessage(text)] });

@@ -20,7 +20,9 @@ async function ask(question: string): Promise<void> {
   console.log(`\nyou> ${question}`);
   try {
     console.log(`assistant> ${await session.send(question)}`);
-    console.log(`  (the agent state holds ${session.messages.length} messages)`);
+    console.log(
+      `  (the agent state holds ${session.messages.length} messages${session.real ? '' : `; the model saw ${session.lastPrompt.length}`})`,
+    );
   } catch (error) {
     console.error(`error> ${error instanceof Error ? error.message : String(error)}`);
     if (error instanceof Error && /context window|contextWindow/i.test(error.message)) {

@@ -1,4 +1,5 @@
 import {
+  countToolDefinitions,
   createInMemoryHistoryStore,
   createInMemoryMemoryStore,
   createMemorySearch,
@@ -29,10 +30,18 @@ type Item = Record<string, unknown>;
 const SUMMARY_MARKER = SUMMARY_SYSTEM_PROMPT.slice(0, 60);
 const TOOL_STEPS = 2;
 
-/** Answers like an agent: two lookups per user turn, then text; summary requests get a summary. */
+const REFUSAL = "I'm sorry, but I can't help with summarizing this conversation.";
+
+/**
+ * Answers like an agent: two lookups per user turn, then text. Summary requests get a summary,
+ * except every other one, which gets a refusal: it must never reach a prompt.
+ */
 function agentHandler(request: OpenAIServerRequest): OpenAIServerReply {
   const text = JSON.stringify(request.body);
-  if (text.includes(SUMMARY_MARKER)) return { text: summaryAnswer(String(request.index)) };
+  if (text.includes(SUMMARY_MARKER)) {
+    summaryRequests++;
+    return { text: summaryRequests % 2 === 0 ? REFUSAL : summaryAnswer(String(request.index)) };
+  }
   const items = (
     request.endpoint === 'responses' ? request.body.input : request.body.messages
   ) as Item[];
@@ -139,24 +148,39 @@ function responsesAsMessages(input: readonly Item[]): Message[] {
 }
 
 let server: OpenAICompatibleServer | undefined;
+let summaryRequests = 0;
 afterEach(async () => {
   await server?.close();
   server = undefined;
 });
 
+const WINDOW = 16_000;
+const MAX_TOKENS = 2_000;
+
+/** 22 tools with long descriptions, as agents carry them: with lookup and the 2 memory tools, 25. */
+const extraTools = Array.from({ length: 22 }, (_, index) =>
+  tool(async () => 'ok', {
+    name: `tool_${index}`,
+    description: `Tool ${index}: ${words(index + 7, 180)}`,
+    schema: z.object({ target: z.string(), limit: z.number().optional(), note: z.string() }),
+  }),
+);
+
 describe('end to end through @langchain/openai and a local OpenAI-compatible server', () => {
   for (const api of ['chat', 'responses'] as const) {
-    it(`sends valid ${api === 'chat' ? 'Chat Completions' : 'Responses'} requests within budget from a long tool-using agent`, async () => {
+    it(`sends valid ${api === 'chat' ? 'Chat Completions' : 'Responses'} requests within the window, 25 tools and max_tokens counted`, async () => {
       server = await startOpenAICompatibleServer({ handler: agentHandler });
+      summaryRequests = 0;
       const model = new ChatOpenAI({
         model: 'gpt-4o-mini',
         apiKey: 'test',
         maxRetries: 0,
+        maxTokens: MAX_TOKENS,
         configuration: { baseURL: server.url },
         ...(api === 'responses' ? { useResponsesApi: true, zdrEnabled: true } : {}),
       });
       const historyStore = createInMemoryHistoryStore();
-      const memory = contextMemoryMiddleware({ model, contextWindow: 6_000, historyStore });
+      const memory = contextMemoryMiddleware({ model, contextWindow: WINDOW, historyStore });
       const lookup = tool(
         async ({ query }: { query: string }) => words(query.length * 104_729, 350),
         {
@@ -167,13 +191,14 @@ describe('end to end through @langchain/openai and a local OpenAI-compatible ser
       );
       const agent = createAgent({
         model,
-        tools: [lookup, ...memoryTools(memory)],
+        tools: [lookup, ...memoryTools(memory), ...extraTools],
         systemPrompt: 'You are a research agent.',
         middleware: [memory],
       });
       const config = { configurable: { thread_id: 'e2e-thread' } };
+      const turns = api === 'chat' ? 34 : 12;
       let messages: BaseMessage[] = [];
-      for (let turn = 1; turn <= 12; turn++) {
+      for (let turn = 1; turn <= turns; turn++) {
         const state = await agent.invoke(
           { messages: [...messages, new HumanMessage(`Question ${turn}: ${words(turn, 25)}?`)] },
           config,
@@ -184,34 +209,44 @@ describe('end to end through @langchain/openai and a local OpenAI-compatible ser
       const agentRequests = server.requests.filter(
         (request) => !JSON.stringify(request.body).includes(SUMMARY_MARKER),
       );
-      const summaryRequests = server.requests.length - agentRequests.length;
-      expect(agentRequests).toHaveLength(12 * (TOOL_STEPS + 1));
+      expect(agentRequests).toHaveLength(turns * (TOOL_STEPS + 1));
       let summarized = 0;
+      const counter = memory.manager.counter;
       for (const request of agentRequests) {
         expect(request.endpoint).toBe(api === 'chat' ? 'chat.completions' : 'responses');
+        const tools = request.body.tools as unknown[];
+        expect(tools).toHaveLength(25);
+        const requested = (request.body.max_tokens ??
+          request.body.max_completion_tokens ??
+          request.body.max_output_tokens) as number;
+        expect(requested).toBe(MAX_TOKENS);
+        const fixed = countToolDefinitions(tools, counter) + requested;
         if (api === 'chat') {
           const wire = request.body.messages as OpenAIChatMessage[];
           expect(chatProblems(wire as unknown as Item[]), `request ${request.index}`).toEqual([]);
-          expect(memory.manager.counter.countMessages(fromOpenAIChat(wire))).toBeLessThanOrEqual(
-            memory.manager.budget.budgetTokens,
-          );
+          expect(counter.countMessages(fromOpenAIChat(wire)) + fixed).toBeLessThanOrEqual(WINDOW);
         } else {
           const input = request.body.input as Item[];
           expect(responsesProblems(input), `request ${request.index}`).toEqual([]);
-          expect(
-            memory.manager.counter.countMessages(responsesAsMessages(input)),
-          ).toBeLessThanOrEqual(memory.manager.budget.budgetTokens);
+          expect(counter.countMessages(responsesAsMessages(input)) + fixed).toBeLessThanOrEqual(
+            WINDOW,
+          );
         }
-        // ctxmem's markers stay on the LangChain side.
-        expect(JSON.stringify(request.body)).not.toContain('"ctxmem"');
-        expect((request.body.tools as unknown[]).length).toBe(3);
-        if (JSON.stringify(request.body).includes(SUMMARY_HEADING)) summarized++;
+        // ctxmem's markers stay on the LangChain side; a refused summary never becomes one.
+        const body = JSON.stringify(request.body);
+        expect(body).not.toContain('"ctxmem"');
+        expect(body).not.toContain("can't help with summarizing");
+        if (body.includes(SUMMARY_HEADING)) summarized++;
       }
-      expect(summaryRequests).toBeGreaterThanOrEqual(1);
+      // At least one refusal was served (every second summary request) over the long run.
+      expect(summaryRequests).toBeGreaterThanOrEqual(api === 'chat' ? 2 : 1);
       expect(summaryRequests).toBeLessThan(agentRequests.length / 3);
       expect(summarized).toBeGreaterThan(0);
-      expect(messages[0]!.additional_kwargs.ctxmem).toEqual({ kind: 'summary' });
-      expect(await historyStore.count({ sessionId: 'e2e-thread' })).toBe(12 * (2 * TOOL_STEPS + 2));
+      // The agent state is the conversation as it happened, recorded once.
+      expect(messages).toHaveLength(turns * (2 * TOOL_STEPS + 2));
+      expect(await historyStore.count({ sessionId: 'e2e-thread' })).toBe(
+        turns * (2 * TOOL_STEPS + 2),
+      );
     });
   }
 

@@ -134,3 +134,10 @@ export function resolveBudget({
     maxMessages,
   };
 }
+
+/**
+ * What a host that formats the prompt around ctxmem's messages reserves for its own parts (a
+ * prompt template's system message, the new input) when it cannot count them: room for a system
+ * prompt of a few paragraphs. Hosts that can count them pass the exact number instead.
+ */
+export const DEFAULT_TEMPLATE_RESERVE_TOKENS = 1_000;

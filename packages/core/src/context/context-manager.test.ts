@@ -386,6 +386,28 @@ describe('createContextManager', () => {
       { role: 'user', content: 'How often does the deployment key rotate?' },
     ]);
     expect(related.injected).toBe(1);
+
+    // Hosts that place memories themselves get the same block, searched the same way.
+    const block = await manager.relevantMemories({}, 'How often does the deployment key rotate?');
+    expect(block?.cards).toBe(1);
+    expect(block?.text).toContain('The deployment key rotates every month.');
+    expect(await manager.relevantMemories({}, 'What is your favourite colour?')).toBeUndefined();
+  });
+
+  it('budgets what the caller adds around the messages (reservedTokens)', async () => {
+    const manager = createContextManager({ contextWindow: 4_000, counter, reserve: { min: 1_000 } });
+    const history: Message[] = [];
+    for (let turn = 0; turn < 40; turn++) {
+      history.push({ role: 'user', content: `Question ${turn}: ${'about the plan '.repeat(8)}` });
+      history.push({ role: 'assistant', content: `Answer ${turn}: ${'it depends '.repeat(8)}` });
+    }
+    history.push({ role: 'user', content: 'And now?' });
+    const prepared = await manager.prepare(history, { reservedTokens: 1_200 });
+    expect(prepared.budget.budgetTokens).toBe(manager.budget.budgetTokens - 1_200);
+    expect(prepared.tokens + 1_200).toBeLessThanOrEqual(manager.budget.budgetTokens);
+    await expect(manager.prepare(history, { reservedTokens: -1 })).rejects.toSatisfy(
+      (error: unknown) => InvalidArgumentError.isInstance(error),
+    );
   });
 
   it('keeps the history when the summarizer fails and never stores its error text', async () => {

@@ -178,6 +178,27 @@ export interface PrepareOptions {
    * @default undefined
    */
   maxOutputTokens?: number;
+  /**
+   * Tokens the caller adds around the prepared messages, which the manager does not see: a
+   * prompt template's own system message and the new input of a chain, for example. They come off
+   * the window like tool definitions.
+   * @default 0
+   */
+  reservedTokens?: number;
+}
+
+/** Options of `ContextManager.relevantMemories`. */
+export interface RelevantMemoriesOptions {
+  /** Token budget of the rendered block. @default the manager's `memory.maxTokens` (800) */
+  maxTokens?: number;
+  abortSignal?: AbortSignal;
+}
+
+/** The memories relevant to a query, rendered as the `## Relevant Memories` block. */
+export interface RelevantMemories {
+  text: string;
+  /** Number of memory cards in `text`. */
+  cards: number;
 }
 
 export interface PrepareResult {
@@ -229,6 +250,18 @@ export interface ContextManager {
   readonly historyStore: HistoryStore | undefined;
   /** Turns a history into a prompt that fits the budget. */
   prepare(messages: readonly Message[], options?: PrepareOptions): Promise<PrepareResult>;
+  /**
+   * The long-term memories relevant to `query` in the conversation `scope` (searched in its memory
+   * scope), rendered within `maxTokens`; undefined when there is no memory search, nothing
+   * relevant, or the search failed or timed out (a `memory-injection` event says so). `prepare`
+   * injects the same block; hosts that place memories themselves (a chain's `memories` variable)
+   * call this.
+   */
+  relevantMemories(
+    scope: Scope,
+    query: string,
+    options?: RelevantMemoriesOptions,
+  ): Promise<RelevantMemories | undefined>;
   /** Forgets a session's compaction state (and its history and working state in the store). */
   clear(scope?: Scope): Promise<void>;
   /** Resolves when background work (flushes, background compactions) has settled. */
@@ -336,7 +369,7 @@ function explainBudget(error: unknown, budget: Budget): unknown {
   if (!BudgetExceededError.isInstance(error)) return error;
   const required = error.requiredTokens + budget.fixedTokens + budget.reserveTokens;
   return new BudgetExceededError({
-    message: `The request cannot fit the ${budget.contextWindow}-token window: the system messages and the newest user message need ${error.requiredTokens} tokens, tool definitions ${budget.fixedTokens} and the output reserve ${budget.reserveTokens}, ${required} in all.`,
+    message: `The request cannot fit the ${budget.contextWindow}-token window: the system messages and the newest user message need ${error.requiredTokens} tokens, tool definitions and other fixed parts ${budget.fixedTokens} and the output reserve ${budget.reserveTokens}, ${required} in all.`,
     requiredTokens: required,
     budgetTokens: budget.contextWindow,
     cause: error,
@@ -567,6 +600,35 @@ export function createContextManager(options: ContextManagerOptions = {}): Conte
     return { result, entry };
   }
 
+  async function relevantMemories(
+    scope: Scope,
+    query: string,
+    { maxTokens = memory?.maxTokens ?? 800, abortSignal }: RelevantMemoriesOptions = {},
+  ): Promise<RelevantMemories | undefined> {
+    if (!memory?.search || query.trim() === '' || maxTokens <= 0) return undefined;
+    const topK = memory.topK ?? 5;
+    try {
+      const hits = await withTimeout(
+        (searchSignal) =>
+          memory.search!.search(memoryScope(scope), query, {
+            topK,
+            minScore: memory.minScore ?? 0.1,
+            abortSignal: searchSignal,
+          }),
+        memory.searchTimeoutMs ?? 2_000,
+        abortSignal,
+      );
+      const rendered = renderMemoryInjection(hits, { counter, maxTokens, topK });
+      if (!rendered) return undefined;
+      return { text: rendered.text, cards: rendered.cards.length };
+    } catch (error) {
+      onEvent?.({ type: 'memory-injection', scope, cards: 0, tokens: 0 });
+      // A scope the store requires but the call lacks is a configuration error, not a miss.
+      if (ScopeRequiredError.isInstance(error)) throw error;
+      return undefined;
+    }
+  }
+
   async function inject(
     scope: Scope,
     messages: Message[],
@@ -574,56 +636,59 @@ export function createContextManager(options: ContextManagerOptions = {}): Conte
     callBudget: Budget,
     abortSignal?: AbortSignal,
   ) {
-    if (!injectEnabled || !memory?.search) return { messages, tokens, injected: 0 };
+    if (!injectEnabled) return { messages, tokens, injected: 0 };
     const newest = lastUserMessage(messages);
     if (!newest) return { messages, tokens, injected: 0 };
-    const room = Math.min(memory.maxTokens ?? 800, callBudget.budgetTokens - tokens);
-    if (room <= 0) return { messages, tokens, injected: 0 };
-    try {
-      const hits = await withTimeout(
-        (searchSignal) =>
-          memory.search!.search(memoryScope(scope), messageText(newest), {
-            topK: memory.topK ?? 5,
-            minScore: memory.minScore ?? 0.1,
-            abortSignal: searchSignal,
-          }),
-        memory.searchTimeoutMs ?? 2_000,
-        abortSignal,
-      );
-      const rendered = renderMemoryInjection(hits, {
-        counter,
-        // The injected message costs its text plus the per-message overhead.
-        maxTokens: room - counter.countMessage({ role: 'user', content: '' }),
-        topK: memory.topK ?? 5,
-      });
-      if (!rendered) return { messages, tokens, injected: 0 };
-      const injected = placeMemoryInjection(messages, rendered.text);
-      const injectedTokens = counter.countMessages(injected);
-      if (injectedTokens > callBudget.budgetTokens) return { messages, tokens, injected: 0 };
-      onEvent?.({
-        type: 'memory-injection',
-        scope,
-        cards: rendered.cards.length,
-        tokens: injectedTokens - tokens,
-      });
-      return { messages: injected, tokens: injectedTokens, injected: rendered.cards.length };
-    } catch (error) {
-      onEvent?.({ type: 'memory-injection', scope, cards: 0, tokens: 0 });
-      if (ScopeRequiredError.isInstance(error)) throw error;
-      return { messages, tokens, injected: 0 };
-    }
+    const room = Math.min(memory?.maxTokens ?? 800, callBudget.budgetTokens - tokens);
+    // The injected message costs its text plus the per-message overhead.
+    const maxTokens = room - counter.countMessage({ role: 'user', content: '' });
+    const found = await relevantMemories(scope, messageText(newest), {
+      maxTokens,
+      ...(abortSignal ? { abortSignal } : {}),
+    });
+    if (!found) return { messages, tokens, injected: 0 };
+    const injected = placeMemoryInjection(messages, found.text);
+    const injectedTokens = counter.countMessages(injected);
+    if (injectedTokens > callBudget.budgetTokens) return { messages, tokens, injected: 0 };
+    onEvent?.({
+      type: 'memory-injection',
+      scope,
+      cards: found.cards,
+      tokens: injectedTokens - tokens,
+    });
+    return { messages: injected, tokens: injectedTokens, injected: found.cards };
   }
 
-  /** The budget of one request: the manager's, less its tool definitions and requested output. */
-  function budgetFor(tools: readonly unknown[] | undefined, maxOutputTokens: number | undefined) {
-    if ((tools === undefined || tools.length === 0) && maxOutputTokens === undefined) return budget;
+  /**
+   * The budget of one request: the manager's, less its tool definitions, what the caller adds
+   * around the messages, and the requested output.
+   */
+  function budgetFor(
+    tools: readonly unknown[] | undefined,
+    maxOutputTokens: number | undefined,
+    reservedTokens = 0,
+  ) {
+    if (!Number.isSafeInteger(reservedTokens) || reservedTokens < 0) {
+      throw new InvalidArgumentError({
+        message: `reservedTokens must be a non-negative integer, got ${String(reservedTokens)}`,
+        argument: 'reservedTokens',
+      });
+    }
+    if (
+      (tools === undefined || tools.length === 0) &&
+      maxOutputTokens === undefined &&
+      reservedTokens === 0
+    ) {
+      return budget;
+    }
     return resolveBudget({
       contextWindow,
       threshold,
       retainedRatio,
       reserve,
       maxMessages,
-      fixedTokens: tools === undefined ? 0 : countToolDefinitions(tools, counter),
+      fixedTokens:
+        (tools === undefined ? 0 : countToolDefinitions(tools, counter)) + reservedTokens,
       ...(maxOutputTokens === undefined ? {} : { outputTokens: maxOutputTokens }),
     });
   }
@@ -631,9 +696,16 @@ export function createContextManager(options: ContextManagerOptions = {}): Conte
   async function prepareLocked(
     key: string,
     original: readonly Message[],
-    { scope = {}, force = false, abortSignal, tools, maxOutputTokens }: PrepareOptions,
+    {
+      scope = {},
+      force = false,
+      abortSignal,
+      tools,
+      maxOutputTokens,
+      reservedTokens,
+    }: PrepareOptions,
   ): Promise<PrepareResult> {
-    const callBudget = budgetFor(tools, maxOutputTokens);
+    const callBudget = budgetFor(tools, maxOutputTokens, reservedTokens);
     const state = session(key);
 
     // Malformed input fails here with a typed error, before anything is stored.
@@ -780,6 +852,7 @@ export function createContextManager(options: ContextManagerOptions = {}): Conte
     counter,
     offloadStore,
     historyStore,
+    relevantMemories,
     async prepare(messages, prepareOptions = {}) {
       assertMessageArray(messages);
       const key = scopeKey(prepareOptions.scope ?? {});

@@ -7,5 +7,7 @@ export {
   type MemoryOptions,
   type PrepareOptions,
   type PrepareResult,
+  type RelevantMemories,
+  type RelevantMemoriesOptions,
 } from './context-manager.js';
 export { hashString, messageFingerprint } from './message-fingerprint.js';

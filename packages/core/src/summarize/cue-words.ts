@@ -203,3 +203,30 @@ const SMALL_TALK =
 export function isSmallTalk(sentence: string): boolean {
   return SMALL_TALK.test(sentence);
 }
+
+/** "I went", "we adopted", "my sister got": the speaker telling something that happened. */
+const FIRST_PERSON_EVENT =
+  /\b(?:i|we|my\s+\w+|our\s+\w+)\s+(?:just\s+|finally\s+|recently\s+|also\s+|actually\s+)?(?:\w+ed|went|got|made|took|saw|met|bought|began|started|finished|won|lost|joined|ran|wrote|read|found|gave|left|came|built|drew|sang|taught|flew|drove|began|became|did|have been|had|am (?:going|planning|starting|learning|working|taking)|'m (?:going|planning|starting|learning|working|taking)|will)\b|我(?:们)?(?:去|买|开始|参加|完成|搬|学|做|见|看)了?|私は/iu;
+/** An absolute date written out ("8 May 2023", "2023年5月8日") or a month with a year. */
+const ABSOLUTE_DATE =
+  /\b\d{1,2}\s+(?:january|february|march|april|may|june|july|august|september|october|november|december)\s+\d{4}\b|\b(?:january|february|march|april|may|june|july|august|september|october|november|december)\s+\d{4}\b|\d{4}年\d{1,2}月/iu;
+/** Speaking to the listener about the listener: a reaction more than a fact. */
+const SECOND_PERSON = /\b(?:you|your|you're|you've|yours)\b/iu;
+
+/**
+ * How much a sentence's cues say it informs, as a weight around 1: dates and first-person
+ * events (what happened, to whom, when) count more, named entities and numbers a little more, and a
+ * sentence about the listener with none of these (a reaction) less. By cue, not by position.
+ */
+export function informationWeight(sentence: string): number {
+  let weight = 1;
+  const dated = DATE.test(sentence) || ABSOLUTE_DATE.test(sentence);
+  const event = FIRST_PERSON_EVENT.test(sentence);
+  const named = NAME.test(sentence);
+  const numbered = NUMBER.test(sentence);
+  if (dated) weight *= 1.5;
+  if (event) weight *= 1.2;
+  if (named || numbered) weight *= 1.1;
+  if (!dated && !event && !named && !numbered && SECOND_PERSON.test(sentence)) weight *= 0.7;
+  return weight;
+}

@@ -16,10 +16,10 @@ import {
   COMMAND,
   hasGoalCue,
   hasIdentifier,
+  informationWeight,
   isFirstPerson,
   isInstruction,
   isQuestion,
-  isSmallTalk,
   LEADING_INTERJECTION,
   type SentenceKind,
   SHELL_PROMPT_LINE,
@@ -28,6 +28,8 @@ import {
 import { fitSummary } from './fit-summary.js';
 import { contentWords } from './information-content.js';
 import { readPreamble, speakerLabelOf, speakerLabels } from './message-preamble.js';
+import { isPhatic } from './phatic.js';
+import { anchorRelativeDates, parseSessionDate } from './relative-dates.js';
 import { SUMMARY_HEADING, SUMMARY_SECTION_TITLES } from './render-summary.js';
 import { type BulletCandidate, selectBullets } from './select-bullets.js';
 import { prepareSummaryInput } from './summary-input.js';
@@ -172,7 +174,20 @@ const WEIGHT = {
 const RESULT_SHARE = 0.3;
 
 /** Words that address the listener without naming anyone. */
-const GENERIC_ADDRESSEES = new Set(['guys', 'everyone', 'folks', 'buddy', 'dude', 'man', 'friend']);
+const GENERIC_ADDRESSEES = new Set([
+  'guys',
+  'everyone',
+  'folks',
+  'buddy',
+  'bud',
+  'pal',
+  'mate',
+  'bro',
+  'dude',
+  'man',
+  'friend',
+  'dear',
+]);
 
 interface Extracted {
   candidates: BulletCandidate[];
@@ -244,6 +259,9 @@ function extract(
     );
   };
 
+  // The date of the session a message belongs to: a transcript often dates only its first line.
+  let sessionDate: Date | undefined;
+  const sessionDates = new Map<string, Date | undefined>();
   messages.forEach((message, messageIndex) => {
     if (message.role === 'tool') {
       // A result whose call is in this batch was reported with the call.
@@ -276,6 +294,12 @@ function extract(
 
     const fromUser = message.role === 'user';
     const preamble = readPreamble(message, text, speakers);
+    if (preamble.timestamp !== undefined) {
+      if (!sessionDates.has(preamble.timestamp)) {
+        sessionDates.set(preamble.timestamp, parseSessionDate(preamble.timestamp));
+      }
+      sessionDate = sessionDates.get(preamble.timestamp) ?? sessionDate;
+    }
     const { prose, snippets } = splitCode(preamble.body, settings.maxSnippetChars);
     for (const snippet of snippets) {
       add(
@@ -294,9 +318,12 @@ function extract(
     const sentences = splitSentences(prose);
 
     for (const sentence of sentences) {
-      const cleaned = stripPleasantries(sentence, isAddressee, LEADING_INTERJECTION);
+      const stripped = stripPleasantries(sentence, isAddressee, LEADING_INTERJECTION);
+      if (isPhatic(stripped) || isPhatic(sentence)) continue;
+      const cleaned =
+        sessionDate === undefined ? stripped : anchorRelativeDates(stripped, sessionDate);
       const words = contentWords(cleaned);
-      if (words.length === 0 || isFragment(cleaned) || isSmallTalk(cleaned)) continue;
+      if (words.length === 0 || isFragment(cleaned)) continue;
       const text = truncateText(cleaned, settings.maxSentenceChars);
       const key = bulletKey(text);
       const base = {
@@ -337,11 +364,11 @@ function extract(
 
       // The user's instructions and firm choices are what a working session must not lose.
       const weight =
-        fromUser && !question && isInstruction(cleaned)
+        (fromUser && !question && isInstruction(cleaned)
           ? WEIGHT.instruction
           : kind
             ? WEIGHT[kind]
-            : WEIGHT.keyFact * (question ? WEIGHT.question : 1);
+            : WEIGHT.keyFact * (question ? WEIGHT.question : 1)) * informationWeight(cleaned);
       if (fromUser && !question && hasGoalCue(cleaned)) {
         add({ ...base, section: 'goal', prefix: '', weight: WEIGHT.goal }, key);
       } else {
@@ -554,7 +581,29 @@ function clipSnippet(code: string, maxChars: number): string {
   return headAndTail(code, head, Math.max(0, maxChars - head - 40));
 }
 
-/** Splits prose into sentences: by line, then at `.!?` followed by a space, and at `。！？；`. */
+const SENTENCES = new Intl.Segmenter('en', { granularity: 'sentence' });
+/** Abbreviations after which a full stop does not end the sentence ("Dr. Lee", "e.g. this"). */
+const ABBREVIATION =
+  /(?:^|[\s(])(?:[Mm]rs?|[Mm]s|[Dd]r|[Pp]rof|[Ss]t|[Jj]r|[Ss]r|vs|e\.g|i\.e|approx|[A-Z])\.\s*$/u;
+
+/**
+ * The sentences of one line, by Unicode sentence boundaries (every script: `.!?`, `。！？`, …),
+ * also split at `；`, with a boundary after a common abbreviation undone.
+ */
+function segmentSentences(line: string): string[] {
+  const pieces: string[] = [];
+  let pending = '';
+  for (const { segment } of SENTENCES.segment(line)) {
+    pending += segment;
+    if (ABBREVIATION.test(pending)) continue;
+    pieces.push(...pending.split(/(?<=；)/u));
+    pending = '';
+  }
+  if (pending !== '') pieces.push(pending);
+  return pieces;
+}
+
+/** Splits prose into sentences: by line, then at Unicode sentence boundaries. */
 function splitSentences(prose: string): string[] {
   const sentences: string[] = [];
   for (const rawLine of prose.split('\n')) {
@@ -563,7 +612,7 @@ function splitSentences(prose: string): string[] {
       .replace(/^\[[ xX]\]\s+/u, (checkbox) => (checkbox.includes(' ]') ? '[ ] ' : ''))
       .trim();
     if (line === '' || line === SUMMARY_HEADING.replace(/^#+\s*/, '')) continue;
-    for (const piece of line.split(/(?<=[.!?])\s+(?=\S)|(?<=[。！？；])/u)) {
+    for (const piece of segmentSentences(line)) {
       const sentence = collapseWhitespace(piece);
       // Fragments such as "OK." or "1." carry nothing.
       if (

@@ -1,25 +1,18 @@
 import {
   type ContextManager,
   InvalidArgumentError,
-  lastUserMessage,
   leadingSystemCount,
   type MemoryToolsOptions,
   type Message,
-  messageText,
-  placeMemoryInjection,
   type Scope,
   scopeKey,
 } from '@ctxmem/core';
-import { type BaseMessage, RemoveMessage, SystemMessage } from '@langchain/core/messages';
+import { type BaseMessage, SystemMessage } from '@langchain/core/messages';
+import { convertToOpenAITool } from '@langchain/core/utils/function_calling';
 import { createMiddleware } from 'langchain';
 import { MessageConverter } from '../convert/index.js';
+import { chatModelMaxOutputTokens } from '../model/chat-model-complete.js';
 import { type ContextOptions, createContext } from '../model/create-context.js';
-
-/**
- * The `RemoveMessage` id that clears the agent's message list (LangGraph's `REMOVE_ALL_MESSAGES`),
- * so that the compacted messages replace the state instead of being appended to it.
- */
-export const REMOVE_ALL_MESSAGES = '__remove_all__';
 
 /** What the scope resolver is given: the run's `context` and `configurable` (with `thread_id`). */
 export interface MiddlewareRuntime {
@@ -112,12 +105,18 @@ class RecentMap<Value> {
   }
 }
 
-function sameMessages(left: readonly Message[], right: readonly Message[]): boolean {
-  if (left.length !== right.length) return false;
-  for (let index = 0; index < left.length; index++) {
-    if (left[index] !== right[index]) return false;
-  }
-  return true;
+/**
+ * The tools bound to a model call as the provider receives them (OpenAI function JSON), for
+ * counting. A provider-side tool that has no function form is counted as it is given.
+ */
+function toolDefinitions(tools: readonly unknown[]): unknown[] {
+  return tools.map((tool) => {
+    try {
+      return convertToOpenAITool(tool as Parameters<typeof convertToOpenAITool>[0]);
+    } catch {
+      return tool;
+    }
+  });
 }
 
 /** The system message of a model call with ctxmem's leading system block folded into it. */
@@ -142,14 +141,17 @@ function mergedSystemMessage(
 /**
  * A `createAgent` middleware that keeps every model call of the agent inside the model's budget.
  *
- * - `beforeModel`: when the conversation crosses the threshold, compacts it (old tool runs become
- *   records, large payloads are offloaded, old rounds fold into one rolling summary) and persists
- *   the result in the agent state (`RemoveMessage(REMOVE_ALL_MESSAGES)` followed by the compacted
- *   messages), so later steps and runs build on it instead of compacting again. Every tool call
- *   keeps its result and the newest user message stays verbatim.
- * - `wrapModelCall`: folds the summary into the system message (providers such as Anthropic accept
- *   one system message only), guards the budget including the system prompt, and injects the
- *   memories relevant to the newest user message right before it, for this call only.
+ * - `wrapModelCall`: compacts what the model receives when the conversation crosses the threshold
+ *   (old tool runs become records, large payloads are offloaded, old rounds fold into one rolling
+ *   summary), counting the system prompt, the tools bound to the model and the output it asks for
+ *   (`maxTokens`); injects the memories relevant to the newest user message; and folds the
+ *   summary into the one system message (providers such as Anthropic accept one only). The agent
+ *   state keeps the conversation as it happened: nothing of ctxmem's shows in the stream, and the
+ *   context manager reuses its compaction of the prefix on every later step (no summarizer call
+ *   until the next threshold crossing). Every tool call keeps its result and the newest user
+ *   message stays verbatim.
+ * - `beforeModel` / `afterAgent`: with `historyStore`, record the original messages for
+ *   `recall_conversation`.
  *
  * Fails closed: when the summarizer model fails, the extractive summarizer writes the summary; an
  * error text never becomes the summary. With `historyStore`, the original messages are recorded
@@ -167,7 +169,7 @@ export function contextMemoryMiddleware(options: ContextMemoryMiddlewareOptions 
     ...contextOptions
   } = options;
   if (scopeOption !== undefined && typeof scopeOption !== 'function') checkScope(scopeOption);
-  const context = createContext(contextOptions, { recordHistory: false });
+  const context = createContext(contextOptions, { recordHistory: false, injectMemories });
   const { manager } = context;
   const historyStore = contextOptions.historyStore;
   const converter = new MessageConverter();
@@ -176,8 +178,6 @@ export function contextMemoryMiddleware(options: ContextMemoryMiddlewareOptions 
   const systemPrompts = new RecentMap<Message>(cacheSize);
   /** Ids of the messages recorded in the history store, per conversation. */
   const recordedIds = new RecentMap<Set<string>>(cacheSize);
-  /** What `beforeModel` prepared, per conversation: the model call reuses it when nothing changed. */
-  const preparedPrompts = new RecentMap<{ messages: Message[]; tokens: number }>(cacheSize);
 
   function scopeOf(runtime: MiddlewareRuntime): Scope {
     if (scopeOption === undefined) return threadScope(runtime);
@@ -207,29 +207,10 @@ export function contextMemoryMiddleware(options: ContextMemoryMiddlewareOptions 
   const middleware = createMiddleware({
     name,
     beforeModel: async (state, runtime) => {
+      if (!historyStore) return undefined;
       const scope = scopeOf(runtime);
-      const key = scopeKey(scope);
-      const messages = converter.fromLangChain(state.messages);
-      await record(scope, key, messages);
-      const system = systemPrompts.get(key);
-      const input = system ? [system, ...messages] : messages;
-      const prepared = await manager.prepare(input, {
-        scope,
-        ...(runtime.signal ? { abortSignal: runtime.signal } : {}),
-      });
-      preparedPrompts.set(key, { messages: prepared.messages, tokens: prepared.tokens });
-      const output = system
-        ? prepared.messages.filter((message) => message !== system)
-        : prepared.messages;
-      if (sameMessages(output, messages)) return undefined;
-      return {
-        messages: [
-          new RemoveMessage({ id: REMOVE_ALL_MESSAGES }),
-          // With ids, LangGraph's reducer leaves the created messages as they are, so they convert
-          // back to the very ctxmem messages and the model call below can reuse this work.
-          ...converter.toLangChain(output, { assignIds: true }),
-        ],
-      };
+      await record(scope, scopeKey(scope), converter.fromLangChain(state.messages));
+      return undefined;
     },
     afterAgent: async (state, runtime) => {
       // The final answer is not followed by another model call: record it here.
@@ -253,27 +234,14 @@ export function contextMemoryMiddleware(options: ContextMemoryMiddlewareOptions 
       const messages = converter.fromLangChain(request.messages);
       const input = system ? [system, ...messages] : messages;
       const signal = request.runtime.signal;
-      // The state is what beforeModel prepared (the usual case): no need to prepare it again.
-      const known = preparedPrompts.get(key);
-      const prepared =
-        known && sameMessages(known.messages, input)
-          ? known
-          : await manager.prepare(input, { scope, ...(signal ? { abortSignal: signal } : {}) });
-      let prompt = prepared.messages;
-      if (injectMemories && context.search) {
-        const newest = lastUserMessage(prompt);
-        const room =
-          manager.budget.budgetTokens -
-          prepared.tokens -
-          manager.counter.countMessage({ role: 'user', content: '' });
-        if (newest && room > 0) {
-          const memories = await context.relevantMemories(scope, messageText(newest), {
-            maxTokens: Math.min(contextOptions.memory?.maxTokens ?? 800, room),
-            ...(signal ? { abortSignal: signal } : {}),
-          });
-          if (memories) prompt = placeMemoryInjection(prompt, memories.text);
-        }
-      }
+      const maxOutputTokens = chatModelMaxOutputTokens(request.model);
+      const prepared = await manager.prepare(input, {
+        scope,
+        ...(signal ? { abortSignal: signal } : {}),
+        ...(request.tools.length > 0 ? { tools: toolDefinitions(request.tools) } : {}),
+        ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
+      });
+      const prompt = prepared.messages;
       // The leading system block (system prompt, the agent state's own leading system messages,
       // the summary) becomes the call's one system message.
       const lead = leadingSystemCount(prompt);
@@ -297,7 +265,6 @@ export function contextMemoryMiddleware(options: ContextMemoryMiddlewareOptions 
       const key = scopeKey(scope);
       systemPrompts.delete(key);
       recordedIds.delete(key);
-      preparedPrompts.delete(key);
       await manager.clear(scope);
       await historyStore?.clear(scope);
     },

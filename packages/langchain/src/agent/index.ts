@@ -4,7 +4,6 @@ export {
   type ContextMemoryMiddlewareOptions,
   contextMemoryMiddleware,
   type MiddlewareRuntime,
-  REMOVE_ALL_MESSAGES,
   type ScopeResolver,
   threadScope,
 } from './context-memory-middleware.js';

@@ -96,16 +96,18 @@ describe('ContextChatMemory', () => {
     // The full history stays in the chat history, untouched.
     expect(await chatHistory.getMessages()).toHaveLength(60);
     expect(history.length).toBeLessThan(60);
-    expect(tokensOf(history)).toBeLessThanOrEqual(BUDGET);
-    expect(history[0]).toBeInstanceOf(SystemMessage);
+    // The history leaves room for the template (templateTokens, 1,000 by default) and the input.
+    expect(tokensOf(history)).toBeLessThanOrEqual(BUDGET - 1_000);
+    // A user message, so a chat prompt's own system message stays the only one.
+    expect(history[0]).toBeInstanceOf(HumanMessage);
     expect(textOf(history[0]!)).toContain(SUMMARY_HEADING);
     expect(history[0]!.additional_kwargs.ctxmem).toEqual({ kind: 'summary' });
     // The newest turn is kept verbatim: the very objects of the chat history.
     const stored = await chatHistory.getMessages();
     expect(history.at(-1)).toBe(stored.at(-1));
-    // One summary per threshold crossing, not one per turn.
+    // One summary per threshold crossing (every third turn or so in 2,000 tokens), not one per turn.
     expect(summarizer.calls).toBeGreaterThan(0);
-    expect(summarizer.calls).toBeLessThanOrEqual(6);
+    expect(summarizer.calls).toBeLessThanOrEqual(12);
     const callsBefore = summarizer.calls;
     await memory.loadMemoryVariables({ input: 'again' });
     await memory.loadMemoryVariables({ input: 'and again' });
@@ -285,16 +287,18 @@ describe('ContextChatMemory', () => {
 describe('ContextChatMemory in LCEL', () => {
   it('feeds a ChatPromptTemplate with MessagesPlaceholder in a RunnableSequence', async () => {
     const summarizer = summarizerModel();
-    const memory = new ContextChatMemory({
-      contextWindow: WINDOW,
-      summarizerModel: summarizer.model,
-      returnMessages: true,
-    });
     const prompt = ChatPromptTemplate.fromMessages([
       ['system', 'You are a helpful assistant.'],
       new MessagesPlaceholder('history'),
       ['human', '{input}'],
     ]);
+    // Given the prompt, the memory counts the template's messages and the input exactly.
+    const memory = new ContextChatMemory({
+      contextWindow: WINDOW,
+      summarizerModel: summarizer.model,
+      returnMessages: true,
+      prompt,
+    });
     const answers = Array.from({ length: 25 }, (_, turn) => `Answer ${turn}: ${words(turn, 60)}`);
     const model = new FakeListChatModel({ responses: answers });
     const seen: BaseMessage[][] = [];
@@ -317,11 +321,14 @@ describe('ContextChatMemory in LCEL', () => {
     }
     const last = seen.at(-1)!;
     expect(last[0]!.content).toBe('You are a helpful assistant.');
+    // The summary comes as the first history message, never as a second system message.
+    expect(last[1]!).toBeInstanceOf(HumanMessage);
     expect(textOf(last[1]!)).toContain(SUMMARY_HEADING);
     expect(textOf(last.at(-1)!)).toContain('Question 24');
     for (const messages of seen) {
-      // History within budget; the template's system message and the input come on top.
-      expect(tokensOf(messages.slice(1, -1))).toBeLessThanOrEqual(BUDGET);
+      // The whole prompt fits: the template's system message and the input included.
+      expect(tokensOf(messages)).toBeLessThanOrEqual(BUDGET);
+      expect(messages.slice(1).some((message) => message.type === 'system')).toBe(false);
     }
     expect(summarizer.calls).toBeLessThanOrEqual(6);
   });
@@ -369,8 +376,9 @@ describe('ContextChatMemory in LCEL', () => {
     expect(textOf(last.at(-1)!)).toContain('Question 39');
     // Sessions never see each other's turns.
     expect(last.some((message) => textOf(message).includes('Question 38'))).toBe(false);
-    for (const messages of seen)
-      expect(tokensOf(messages.slice(1, -1))).toBeLessThanOrEqual(BUDGET);
-    expect(summarizer.calls).toBeLessThanOrEqual(8);
+    // Without the prompt, the memory reserves templateTokens (1,000 by default) for the template
+    // and the input: the whole prompt fits, at the cost of a smaller history.
+    for (const messages of seen) expect(tokensOf(messages)).toBeLessThanOrEqual(BUDGET);
+    expect(summarizer.calls).toBeLessThanOrEqual(12);
   });
 });

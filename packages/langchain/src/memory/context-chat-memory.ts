@@ -1,6 +1,10 @@
 import {
+  DEFAULT_TEMPLATE_RESERVE_TOKENS,
   InvalidArgumentError,
+  isCtxmemMessage,
+  leadingSystemCount,
   type MemoryToolsOptions,
+  type Message,
   type PrepareResult,
   type Scope,
 } from '@ctxmem/core';
@@ -15,6 +19,7 @@ import {
   type OutputValues,
 } from '@langchain/core/memory';
 import { AIMessage, BaseMessage, getBufferString, HumanMessage } from '@langchain/core/messages';
+import type { BasePromptTemplate } from '@langchain/core/prompts';
 import { CTXMEM_KWARGS_KEY, MessageConverter } from '../convert/index.js';
 import { answerText } from '../model/chat-model-complete.js';
 import {
@@ -38,6 +43,19 @@ export interface ContextChatMemoryInput extends BaseChatMemoryInput, ContextOpti
    * @default {}
    */
   scope?: Scope;
+  /**
+   * The prompt the history is formatted into. `loadMemoryVariables` then formats it with the
+   * call's input (and an empty history) and counts the result, so the template's own messages,
+   * the new input and the memories fit the window together with the history.
+   * @default undefined (then `templateTokens` and the input's own tokens are reserved)
+   */
+  prompt?: BasePromptTemplate;
+  /**
+   * Tokens reserved for what the prompt template adds around the history when `prompt` is not
+   * given. The input and the memories are counted on top.
+   * @default DEFAULT_TEMPLATE_RESERVE_TOKENS from `@ctxmem/core` (1000)
+   */
+  templateTokens?: number;
 }
 
 /** Shared between a memory and the memories `withScope` derives from it. */
@@ -48,8 +66,10 @@ interface SharedState {
 
 const SHARED = Symbol('ctxmem.sharedState');
 
-/** Set by `withScope` for the constructor it calls, so derived memories share their state. */
-let inherited: SharedState | undefined;
+/** The options `withScope` adds for the memory it creates, so derived memories share state. */
+interface DerivedInput extends ContextChatMemoryInput {
+  [SHARED]?: SharedState;
+}
 
 function checkScope(scope: unknown): Scope {
   if (typeof scope !== 'object' || scope === null || Array.isArray(scope)) {
@@ -68,6 +88,24 @@ function checkScope(scope: unknown): Scope {
     }
   }
   return scope as Scope;
+}
+
+/**
+ * The prepared messages with ctxmem's leading system block (the rolling summary, bootstrap
+ * files) as one user message marked as ctxmem's: a chat prompt puts the history after its own
+ * system message, and providers such as Anthropic and Google reject a second system message.
+ */
+function withoutLeadingSummary(messages: readonly Message[]): Message[] {
+  const lead = leadingSystemCount(messages);
+  const block = messages.slice(0, lead).filter(isCtxmemMessage);
+  if (block.length === 0) return [...messages];
+  const kept = messages.slice(0, lead).filter((message) => !isCtxmemMessage(message));
+  const text = block.map((message) => message.content as string).join('\n\n');
+  return [
+    ...kept,
+    { role: 'user', content: text, ctxmem: { kind: 'summary' } },
+    ...messages.slice(lead),
+  ];
 }
 
 /** Messages for a saved input or output: text becomes a message of `kind`, messages stay whole. */
@@ -99,8 +137,12 @@ function queryText(value: unknown): string {
  * Postgres…), which is only read and appended to; the compaction (rolling summary, offloaded
  * payloads, extracted memories) lives in ctxmem's stores and is reused while the history grows, so
  * the summarizer runs once per threshold crossing. `loadMemoryVariables` returns the compressed
- * history (`returnMessages: true` → messages with the summary as a `SystemMessage`; false → a
- * string buffer) and, with `memory`, the memories relevant to the input under `memoriesKey`.
+ * history (`returnMessages: true` → messages, false → a string buffer) and, with `memory`, the
+ * memories relevant to the input under `memoriesKey`. The history is budgeted together with what
+ * the prompt adds (`prompt`, or `templateTokens` plus the input). With `returnMessages`, the
+ * summary comes as the first message, a `HumanMessage` marked as ctxmem's, never as a
+ * `SystemMessage` in the middle of the prompt (Anthropic and Google accept a system message only
+ * first).
  *
  * @example
  * const memory = new ContextChatMemory({ model: chatModel, returnMessages: true, scope: { sessionId } });
@@ -115,11 +157,17 @@ export class ContextChatMemory extends BaseChatMemory {
   aiPrefix = 'AI';
   readonly scope: Scope;
   private readonly [SHARED]: SharedState;
+  private readonly prompt: BasePromptTemplate | undefined;
+  private readonly templateTokens: number;
+  /**
+   * What the last `loadMemoryVariables` reserved for the prompt: writes compact for the same
+   * budget, so the next read finds the compaction ready instead of compacting again.
+   */
+  private lastReservedTokens: number | undefined;
 
   constructor(fields: ContextChatMemoryInput = {}) {
-    const shared = inherited;
-    inherited = undefined;
     const {
+      [SHARED]: shared,
       chatHistory,
       returnMessages,
       inputKey,
@@ -129,8 +177,10 @@ export class ContextChatMemory extends BaseChatMemory {
       humanPrefix,
       aiPrefix,
       scope = {},
+      prompt,
+      templateTokens = DEFAULT_TEMPLATE_RESERVE_TOKENS,
       ...contextOptions
-    } = fields;
+    } = fields as DerivedInput;
     super({
       ...(chatHistory ? { chatHistory } : {}),
       ...(returnMessages === undefined ? {} : { returnMessages }),
@@ -142,8 +192,16 @@ export class ContextChatMemory extends BaseChatMemory {
     this.humanPrefix = humanPrefix ?? this.humanPrefix;
     this.aiPrefix = aiPrefix ?? this.aiPrefix;
     this.scope = checkScope(scope);
+    if (!Number.isSafeInteger(templateTokens) || templateTokens < 0) {
+      throw new InvalidArgumentError({
+        message: `templateTokens must be a non-negative integer, got ${String(templateTokens)}`,
+        argument: 'templateTokens',
+      });
+    }
+    this.prompt = prompt;
+    this.templateTokens = templateTokens;
     this[SHARED] = shared ?? {
-      context: createContext(contextOptions, { recordHistory: true }),
+      context: createContext(contextOptions, { recordHistory: true, injectMemories: false }),
       converter: new MessageConverter(),
     };
   }
@@ -163,8 +221,8 @@ export class ContextChatMemory extends BaseChatMemory {
    * @default chatHistory a new in-memory history
    */
   withScope(scope: Scope, chatHistory?: BaseChatMessageHistory): ContextChatMemory {
-    inherited = this[SHARED];
-    return new ContextChatMemory({
+    const derived: DerivedInput = {
+      [SHARED]: this[SHARED],
       ...(chatHistory ? { chatHistory } : {}),
       returnMessages: this.returnMessages,
       ...(this.inputKey === undefined ? {} : { inputKey: this.inputKey }),
@@ -173,8 +231,11 @@ export class ContextChatMemory extends BaseChatMemory {
       memoriesKey: this.memoriesKey,
       humanPrefix: this.humanPrefix,
       aiPrefix: this.aiPrefix,
+      ...(this.prompt ? { prompt: this.prompt } : {}),
+      templateTokens: this.templateTokens,
       scope,
-    });
+    };
+    return new ContextChatMemory(derived);
   }
 
   /**
@@ -182,46 +243,81 @@ export class ContextChatMemory extends BaseChatMemory {
    * chat history, ctxmem's summary, records and previews are new ones. Compacts when the history
    * crosses the threshold.
    */
-  async compressedMessages(options: { abortSignal?: AbortSignal } = {}): Promise<BaseMessage[]> {
+  async compressedMessages(
+    options: { abortSignal?: AbortSignal; reservedTokens?: number } = {},
+  ): Promise<BaseMessage[]> {
     return (await this.prepare(options)).messages;
   }
 
-  /** Runs ctxmem over the whole history and reports what it did. */
-  async prepare({ abortSignal }: { abortSignal?: AbortSignal } = {}): Promise<{
+  /**
+   * Runs ctxmem over the whole history and reports what it did. `reservedTokens`: what the
+   * caller adds around the history (see `PrepareOptions.reservedTokens`); by default what the last
+   * `loadMemoryVariables` reserved, else `templateTokens`. With `returnMessages`, ctxmem's
+   * leading system block comes back as one marked `HumanMessage`.
+   */
+  async prepare({
+    abortSignal,
+    reservedTokens,
+  }: {
+    abortSignal?: AbortSignal;
+    reservedTokens?: number;
+  } = {}): Promise<{
     messages: BaseMessage[];
     result: PrepareResult;
   }> {
     const { context, converter } = this[SHARED];
     // A copy: the chat history's own array is never touched.
     const original = [...(await this.chatHistory.getMessages())];
+    const reserved = reservedTokens ?? this.lastReservedTokens ?? this.templateTokens;
     const result = await context.manager.prepare(converter.fromLangChain(original), {
       scope: this.scope,
       ...(abortSignal ? { abortSignal } : {}),
+      reservedTokens: reserved,
     });
-    return { messages: converter.toLangChain(result.messages), result };
+    const messages = this.returnMessages ? withoutLeadingSummary(result.messages) : result.messages;
+    return { messages: converter.toLangChain(messages), result };
   }
 
   async loadMemoryVariables(values: InputValues): Promise<MemoryVariables> {
-    const messages = await this.compressedMessages();
+    const { context, converter } = this[SHARED];
+    const counter = context.manager.counter;
+    const input = this.inputText(values);
+    const memories = context.search
+      ? await context.manager.relevantMemories(this.scope, input)
+      : undefined;
+    const memoriesValue = this.returnMessages
+      ? memories
+        ? [
+            new HumanMessage({
+              content: memories.text,
+              additional_kwargs: { [CTXMEM_KWARGS_KEY]: { kind: 'memory-injection' } },
+            }),
+          ]
+        : []
+      : (memories?.text ?? '');
+    // What the prompt adds around the history: counted exactly when the prompt is known.
+    let reservedTokens: number;
+    if (this.prompt) {
+      const formatted = await this.prompt.formatPromptValue({
+        ...values,
+        [this.memoryKey]: this.returnMessages ? [] : '',
+        ...(context.search ? { [this.memoriesKey]: memoriesValue } : {}),
+      });
+      reservedTokens = counter.countMessages(converter.fromLangChain(formatted.toChatMessages()));
+    } else {
+      reservedTokens =
+        this.templateTokens +
+        (input === '' ? 0 : counter.countMessage({ role: 'user', content: input })) +
+        (memories ? counter.countMessage({ role: 'user', content: memories.text }) : 0);
+    }
+    this.lastReservedTokens = reservedTokens;
+    const { messages } = await this.prepare({ reservedTokens });
     const variables: MemoryVariables = {
       [this.memoryKey]: this.returnMessages
         ? messages
         : getBufferString(messages, this.humanPrefix, this.aiPrefix),
     };
-    const { context } = this[SHARED];
-    if (context.search) {
-      const memories = await context.relevantMemories(this.scope, this.inputText(values));
-      variables[this.memoriesKey] = this.returnMessages
-        ? memories
-          ? [
-              new HumanMessage({
-                content: memories.text,
-                additional_kwargs: { [CTXMEM_KWARGS_KEY]: { kind: 'memory-injection' } },
-              }),
-            ]
-          : []
-        : (memories?.text ?? '');
-    }
+    if (context.search) variables[this.memoriesKey] = memoriesValue;
     return variables;
   }
 

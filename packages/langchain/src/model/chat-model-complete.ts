@@ -115,3 +115,29 @@ export function chatModelWindow(model: unknown): number | undefined {
     return undefined;
   }
 }
+
+/**
+ * The output a LangChain chat model asks for (`maxTokens`, as ChatOpenAI and ChatAnthropic name it;
+ * `maxOutputTokens` for Google; `max_tokens` bound with `.withConfig`/`.bind`), when it sets one.
+ */
+export function chatModelMaxOutputTokens(model: unknown): number | undefined {
+  if (typeof model !== 'object' || model === null) return undefined;
+  const fields = model as {
+    maxTokens?: unknown;
+    maxOutputTokens?: unknown;
+    kwargs?: { max_tokens?: unknown; maxTokens?: unknown };
+    bound?: unknown;
+  };
+  for (const value of [
+    fields.maxTokens,
+    fields.maxOutputTokens,
+    fields.kwargs?.max_tokens,
+    fields.kwargs?.maxTokens,
+  ]) {
+    if (typeof value === 'number' && Number.isInteger(value) && value > 0) return value;
+  }
+  // A RunnableBinding (`model.bindTools(…)`) wraps the model that holds the setting.
+  return fields.bound && fields.bound !== model
+    ? chatModelMaxOutputTokens(fields.bound)
+    : undefined;
+}

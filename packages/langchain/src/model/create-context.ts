@@ -81,20 +81,6 @@ export interface LangChainContext {
   readonly search?: MemorySearcher;
   /** The stores for `memoryTools`: search (scoped), history and offload. */
   readonly stores: MemoryToolsOptions;
-  /** Renders the memories relevant to `query` as the `## Relevant Memories` block. */
-  relevantMemories(
-    scope: Scope,
-    query: string,
-    options?: { maxTokens?: number; abortSignal?: AbortSignal },
-  ): Promise<{ text: string; count: number } | undefined>;
-}
-
-function withTimeout<Result>(promise: Promise<Result>, timeoutMs: number): Promise<Result> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 function checkOptions(options: ContextOptions): void {
@@ -120,7 +106,7 @@ function checkOptions(options: ContextOptions): void {
  */
 export function createContext(
   options: ContextOptions,
-  { recordHistory }: { recordHistory: boolean },
+  { recordHistory, injectMemories }: { recordHistory: boolean; injectMemories: boolean },
 ): LangChainContext {
   checkOptions(options);
   const {
@@ -175,13 +161,12 @@ export function createContext(
     flushOptions = flush as FlushOptions;
   }
 
-  const { store, search } = scopedMemory(
-    {
-      ...(memory?.store ? { store: memory.store } : {}),
-      ...(memory?.search || memory?.store
-        ? { search: memory.search ?? createMemorySearch({ store: memory.store! }) }
-        : {}),
-    },
+  // The manager searches and files memories under `memoryScope` itself; the memory tools get the
+  // same view through scopedMemory, so both reach the same cards.
+  const search =
+    memory?.search ?? (memory?.store ? createMemorySearch({ store: memory.store }) : undefined);
+  const scoped = scopedMemory(
+    { ...(memory?.store ? { store: memory.store } : {}), ...(search ? { search } : {}) },
     memoryScope,
   );
 
@@ -192,51 +177,27 @@ export function createContext(
     counter,
     ...summarizerOptions,
     ...(recordHistory && historyStore ? { historyStore } : {}),
-    // Injection is the adapter's: memories go under their own key or into the model call only.
-    ...(store ? { memory: { store, inject: false } } : {}),
+    ...(memory?.store || search
+      ? {
+          memory: {
+            ...memory,
+            ...(search ? { search } : {}),
+            scope: memoryScope,
+            inject: injectMemories,
+          },
+        }
+      : {}),
     ...(flushOptions ? { flush: flushOptions } : {}),
   });
 
-  const topK = memory?.topK ?? 5;
   return {
     manager,
     counter,
-    ...(search ? { search } : {}),
+    ...(scoped.search ? { search: scoped.search } : {}),
     stores: {
-      ...(search ? { search } : {}),
+      ...(scoped.search ? { search: scoped.search } : {}),
       ...(historyStore ? { history: historyStore } : {}),
       offload: manager.offloadStore,
-    },
-    async relevantMemories(
-      scope,
-      query,
-      { maxTokens = memory?.maxTokens ?? 800, abortSignal } = {},
-    ) {
-      if (!search || query.trim() === '' || maxTokens <= 0) return undefined;
-      try {
-        const hits = await withTimeout(
-          search.search(scope, query, {
-            topK,
-            minScore: memory?.minScore ?? 0.1,
-            ...(abortSignal ? { abortSignal } : {}),
-          }),
-          memory?.searchTimeoutMs ?? 2_000,
-        );
-        const rendered = renderMemoryInjection(hits, { counter, maxTokens, topK });
-        if (!rendered) return undefined;
-        managerOptions.onEvent?.({
-          type: 'memory-injection',
-          scope,
-          cards: rendered.cards.length,
-          tokens: counter.countText(rendered.text),
-        });
-        return { text: rendered.text, count: rendered.cards.length };
-      } catch (error) {
-        // A scope the store requires but the call lacks is a configuration error, not a miss.
-        if (ScopeRequiredError.isInstance(error)) throw error;
-        managerOptions.onEvent?.({ type: 'memory-injection', scope, cards: 0, tokens: 0 });
-        return undefined;
-      }
     },
   };
 }

@@ -4,6 +4,7 @@ export {
   type ChatModelLike,
   chatModelComplete,
   chatModelId,
+  chatModelMaxOutputTokens,
   chatModelWindow,
   isChatModel,
   NO_STREAM_TAG,

@@ -68,7 +68,7 @@ describe('createContext', () => {
   it('takes the window and tokenizer from a chat model with a known id', () => {
     const context = createContext(
       { model: new ScriptedChatModel(() => 'x', { model: 'gpt-4o-mini' }) },
-      { recordHistory: false },
+      { recordHistory: false, injectMemories: false },
     );
     expect(context.manager.budget.contextWindow).toBe(128_000);
     expect(context.counter.name).toContain('o200k');
@@ -78,19 +78,25 @@ describe('createContext', () => {
 
   it('rejects options it cannot honour with typed errors', () => {
     expect(() =>
-      createContext({ model: 42 as never, contextWindow: 1_000 }, { recordHistory: false }),
+      createContext(
+        { model: 42 as never, contextWindow: 1_000 },
+        { recordHistory: false, injectMemories: false },
+      ),
     ).toThrow(InvalidArgumentError);
     expect(() =>
       createContext(
         { summarizerModel: {} as never, contextWindow: 1_000 },
-        { recordHistory: false },
+        { recordHistory: false, injectMemories: false },
       ),
     ).toThrow(InvalidArgumentError);
     expect(() =>
-      createContext({ flush: true, contextWindow: 8_000 }, { recordHistory: false }),
+      createContext(
+        { flush: true, contextWindow: 8_000 },
+        { recordHistory: false, injectMemories: false },
+      ),
     ).toThrow(/flush needs a chat model/);
-    expect(() => createContext({ model: 'no-such-model' }, { recordHistory: false })).toThrow(
-      /contextWindow/,
-    );
+    expect(() =>
+      createContext({ model: 'no-such-model' }, { recordHistory: false, injectMemories: false }),
+    ).toThrow(/contextWindow/);
   });
 });
