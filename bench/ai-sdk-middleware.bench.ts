@@ -121,7 +121,23 @@ function fakeModel(modelId: string, onSummary: () => void): LanguageModelLike {
   };
 }
 
-async function overhead(size: number, iterations: number) {
+/** 25 function tools with descriptions and schemas of the size agents carry (about 6,000 tokens). */
+const TOOLS = Array.from({ length: 25 }, (_, index) => ({
+  type: 'function' as const,
+  name: `tool_${index}`,
+  description: `Tool ${index}: ${text(index + 100, 150)}`,
+  inputSchema: {
+    type: 'object',
+    properties: {
+      target: { type: 'string', description: text(index + 200, 12) },
+      limit: { type: 'number', description: text(index + 300, 8) },
+      mode: { type: 'string', enum: ['fast', 'careful', 'dry-run'] },
+    },
+    required: ['target'],
+  },
+}));
+
+async function overhead(size: number, iterations: number, withTools = false) {
   const history = conversation(size);
   // End on a whole turn: a tool call without its result is a prompt the AI SDK itself refuses
   // (and ctxmem would repair), not the steady state being measured.
@@ -139,8 +155,15 @@ async function overhead(size: number, iterations: number) {
     contextWindow: 50_000_000,
     backgroundCompaction: false,
   });
+  // The AI SDK builds the tools array anew on every call too.
   const call = (prompt: V4Message[]) =>
-    middleware.transformParams({ type: 'generate', params: { prompt }, model });
+    middleware.transformParams({
+      type: 'generate',
+      params: withTools
+        ? { prompt, tools: TOOLS.map((tool) => ({ ...tool })), maxOutputTokens: 2_000 }
+        : { prompt },
+      model,
+    });
 
   let started = performance.now();
   await call([...copyPrompt(base), newMessage(-1)]);
@@ -280,14 +303,16 @@ function renameCall(message: V4Message, id: string): V4Message {
 export const run: BenchRun = async ({ quick }) => {
   const sections: BenchSection[] = [];
   const overheadRows: Array<Record<string, string | number>> = [];
-  for (const [size, iterations] of [
-    [100, quick ? 300 : 2_000],
-    [1_000, quick ? 200 : 1_000],
-    [5_000, quick ? 40 : 200],
+  for (const [size, iterations, withTools] of [
+    [100, quick ? 300 : 2_000, false],
+    [1_000, quick ? 200 : 1_000, false],
+    [1_000, quick ? 200 : 1_000, true],
+    [5_000, quick ? 40 : 200, false],
   ] as const) {
-    const result = await overhead(size, iterations);
+    const result = await overhead(size, iterations, withTools);
     overheadRows.push({
       messages: size,
+      tools: withTools ? '25 + maxOutputTokens' : 'none',
       tokens: result.tokens,
       calls: iterations,
       'ctxmem p50 ms': ms(result.ctxmem.p50),
@@ -307,7 +332,8 @@ export const run: BenchRun = async ({ quick }) => {
       'p99 includes garbage-collector pauses, which land on whichever call is running (compare `pruneMessages`, whose own work is tiny); a full collection runs before each measured loop only. The machine is shared with other jobs.',
       'The first call converts and counts the whole history once (in the first row it also loads the tokenizer); later calls reuse the conversions and counts of the unchanged messages. 20 warm-up calls are not measured.',
       '`pruneMessages` (reasoning before the last message, tool calls before the last 2 messages) only drops parts and does not count tokens; the full recount tokenizes every message on every call (no cache), as a stateless middleware would.',
-      'Target: ctxmem p99 under 1 ms at 1,000 messages.',
+      'The row with 25 tools passes `params.tools` (about 6,000 tokens of definitions, new objects on every call) and `maxOutputTokens: 2000`, which come off the budget on every call.',
+      'Target: ctxmem p99 under 1 ms at 1,000 messages, with and without tools.',
     ],
   });
 

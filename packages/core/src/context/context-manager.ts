@@ -432,6 +432,8 @@ export function createContextManager(options: ContextManagerOptions = {}): Conte
   // summarized once at a given point even when other conversations share its scope.
   const compactions = new KeyedLru<{ entry: CompactionEntry }>(cacheSize);
   const checkShapes = createShapeCheck();
+  /** Tool definition counts by the definitions' JSON (a few tool sets per application). */
+  const toolCounts = new KeyedLru<number>(64);
   const mutex = new KeyedMutex();
   const background = new Set<Promise<unknown>>();
   const flushTokens = flush
@@ -657,6 +659,25 @@ export function createContextManager(options: ContextManagerOptions = {}): Conte
       tokens: injectedTokens - tokens,
     });
     return { messages: injected, tokens: injectedTokens, injected: found.cards };
+  }
+
+  /**
+   * Tokens of a request's tool definitions. Hosts send the same tools on every call (as new
+   * objects): their JSON is the key, so counting them costs one `JSON.stringify` after the first.
+   */
+  function toolTokens(tools: readonly unknown[]): number {
+    let key: string | undefined;
+    try {
+      key = JSON.stringify(tools);
+    } catch {
+      // countToolDefinitions names the definition JSON cannot hold.
+      return countToolDefinitions(tools, counter);
+    }
+    const known = toolCounts.get(key);
+    if (known !== undefined) return known;
+    const tokens = countToolDefinitions(tools, counter);
+    toolCounts.set(key, tokens);
+    return tokens;
   }
 
   /**

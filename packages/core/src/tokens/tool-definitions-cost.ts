@@ -12,8 +12,9 @@ export const TOOL_DEFINITION_OVERHEAD = 10;
  * `{ type, name, description, inputSchema }`, an OpenAI `{ type: 'function', function }`, an
  * Anthropic `{ name, description, input_schema }`), plus `TOOL_DEFINITION_OVERHEAD`. Providers
  * turn definitions into their own, usually shorter, internal form, so the JSON is an upper bound
- * of what the tools cost. Throws `InvalidArgumentError` naming `tools[i]` for a definition that
- * is not plain JSON (a cycle, a BigInt, a function).
+ * of what the tools cost. Functions and symbols in a definition are not counted (they are not
+ * sent). Throws `InvalidArgumentError` naming `tools[i]` for a definition JSON cannot hold (a
+ * cycle, a BigInt).
  */
 export function countToolDefinitions(tools: readonly unknown[], counter: TokenCounter): number {
   if (!Array.isArray(tools)) {
@@ -38,12 +39,8 @@ function toolJson(tool: unknown, index: number): string {
   }
   let json: string | undefined;
   try {
-    json = JSON.stringify(tool, (_key, value: unknown) => {
-      if (typeof value === 'function' || typeof value === 'symbol') {
-        throw new TypeError(`a ${typeof value} is not JSON`);
-      }
-      return value;
-    });
+    // Functions (an `execute`) and symbols are left out, as they are from the request body.
+    json = JSON.stringify(tool);
   } catch (error) {
     throw new InvalidArgumentError({
       message: `tools[${index}] is not a JSON tool definition: ${error instanceof Error ? error.message : String(error)}`,
