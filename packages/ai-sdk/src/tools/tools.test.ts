@@ -123,8 +123,11 @@ describe('memoryTools', () => {
         .map((result) => [result.toolName, result.output]),
     ) as Record<string, Record<string, unknown>>;
     expect(JSON.stringify(results.search_memory)).toContain('allergic to peanuts');
-    // The payload was offloaded out of the prompt, and the tool brought it back whole.
-    expect(results.reload_context).toMatchObject({ role: 'tool', content: hugePayload });
+    // The payload was offloaded out of the prompt; the tool brings it back a page at a time.
+    const reloaded = results.reload_context as { content: string; page: number; pages: number };
+    expect(reloaded).toMatchObject({ role: 'tool', page: 1 });
+    expect(hugePayload.startsWith(reloaded.content)).toBe(true);
+    expect(reloaded.content.length).toBeGreaterThan(1_000);
     expect(results.recall_conversation).toMatchObject({
       turns: [
         {

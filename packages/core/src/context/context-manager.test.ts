@@ -395,7 +395,11 @@ describe('createContextManager', () => {
   });
 
   it('budgets what the caller adds around the messages (reservedTokens)', async () => {
-    const manager = createContextManager({ contextWindow: 4_000, counter, reserve: { min: 1_000 } });
+    const manager = createContextManager({
+      contextWindow: 4_000,
+      counter,
+      reserve: { min: 1_000 },
+    });
     const history: Message[] = [];
     for (let turn = 0; turn < 40; turn++) {
       history.push({ role: 'user', content: `Question ${turn}: ${'about the plan '.repeat(8)}` });

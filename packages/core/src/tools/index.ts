@@ -2,7 +2,9 @@ export { defineTool } from './define-tool.js';
 export {
   createMemoryTools,
   type MemoryToolsOptions,
+  RELOAD_PAGE_TOKENS,
   type RecallConversationResult,
+  type ReloadContextOptions,
   type ReloadContextResult,
   recallConversationTool,
   reloadContextTool,

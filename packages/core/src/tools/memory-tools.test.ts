@@ -5,6 +5,7 @@ import { createInMemoryHistoryStore } from '../history/index.js';
 import { createInMemoryMemoryStore } from '../memory/index.js';
 import { createInMemoryOffloadStore } from '../offload/index.js';
 import { createMemorySearch } from '../retrieval/index.js';
+import { estimateTextTokens } from '../tokens/index.js';
 import {
   createMemoryTools,
   recallConversationTool,
@@ -75,12 +76,56 @@ describe('memory tools', () => {
     const offload = createInMemoryOffloadStore();
     const id = await offload.put(alice, { role: 'user', content: 'a very large log' });
     const tool = reloadContextTool(offload);
-    expect(await tool.execute({ id }, { scope: alice })).toEqual({
+    expect(await tool.execute(tool.parseInput({ id }), { scope: alice })).toEqual({
       id,
       role: 'user',
       content: 'a very large log',
+      page: 1,
+      pages: 1,
     });
-    await expect(tool.execute({ id }, { scope: bob })).rejects.toThrow(NotFoundError);
+    await expect(tool.execute({ id, page: 1 }, { scope: bob })).rejects.toThrow(NotFoundError);
+  });
+
+  it('reload_context pages through content larger than a page, each page within it', async () => {
+    const offload = createInMemoryOffloadStore();
+    const lines = Array.from(
+      { length: 2_000 },
+      (_, index) => `line ${index}: build step ${index * 7} finished in ${index % 13} ms`,
+    );
+    const big = lines.join('\n');
+    const id = await offload.put(alice, { role: 'user', content: big });
+    const tool = reloadContextTool(offload, { pageTokens: 1_000 });
+    const pages: string[] = [];
+    let page: number | undefined = 1;
+    while (page !== undefined) {
+      const result = await tool.execute(tool.parseInput({ id, page }), { scope: alice });
+      expect(estimateTextTokens(result.content)).toBeLessThanOrEqual(1_000);
+      pages.push(result.content);
+      expect(result.pages).toBeGreaterThan(10);
+      page = result.nextPage;
+    }
+    // Every character comes back once, in order, cut at line breaks.
+    expect(pages.join('')).toBe(big);
+    expect(pages.slice(0, -1).every((text) => text.endsWith('\n'))).toBe(true);
+    await expect(tool.execute({ id, page: pages.length + 1 }, { scope: alice })).rejects.toSatisfy(
+      (error: unknown) => InvalidArgumentError.isInstance(error),
+    );
+  });
+
+  it('reload_context pages break-free text too (CJK, one long token run)', async () => {
+    const offload = createInMemoryOffloadStore();
+    for (const text of ['文'.repeat(30_000), 'x'.repeat(50_000), '😀'.repeat(10_000)]) {
+      const id = await offload.put(alice, { role: 'user', content: text });
+      const tool = reloadContextTool(offload, { pageTokens: 500 });
+      const first = await tool.execute({ id, page: 1 }, { scope: alice });
+      let joined = '';
+      for (let page = 1; page <= first.pages; page++) {
+        const result = await tool.execute({ id, page }, { scope: alice });
+        expect(estimateTextTokens(result.content)).toBeLessThanOrEqual(500);
+        joined += result.content;
+      }
+      expect(joined).toBe(text);
+    }
   });
 
   it('createMemoryTools offers the tools for the stores it is given', () => {

@@ -10,6 +10,7 @@ import type { MemorySearcher } from '../inject/index.js';
 import { quoteMemoryContent } from '../inject/index.js';
 import { messageText } from '../messages/index.js';
 import { defineTool } from './define-tool.js';
+import { pageStarts } from './page-text.js';
 
 export interface SearchMemoryResult {
   results: Array<{
@@ -96,18 +97,49 @@ export function recallConversationTool(
 export interface ReloadContextResult {
   id: string;
   role: string;
+  /** The text of the requested page. */
   content: string;
+  /** The page returned, 1-based. */
+  page: number;
+  /** How many pages the offloaded content has. */
+  pages: number;
+  /** The page to ask for next, when there is one. */
+  nextPage?: number;
 }
 
-/** `reload_context(id)`: the full content of a message that was offloaded out of the prompt. */
+export interface ReloadContextOptions {
+  /**
+   * The most tokens one page of reloaded content holds, so that a payload larger than the budget
+   * comes back in pieces that fit (the model asks for `page: 2`, …). Sized against the estimate
+   * counter, which errs high.
+   * @default RELOAD_PAGE_TOKENS (4000)
+   */
+  pageTokens?: number;
+}
+
+/** Tokens one page of `reload_context` holds by default: a modest share of a 32k-token budget. */
+export const RELOAD_PAGE_TOKENS = 4_000;
+
+/**
+ * `reload_context(id, page)`: the full content of a message that was offloaded out of the
+ * prompt, one page at a time.
+ */
 export function reloadContextTool(
   offload: OffloadStore,
-): ToolDefinition<{ id: string }, ReloadContextResult> {
+  { pageTokens = RELOAD_PAGE_TOKENS }: ReloadContextOptions = {},
+): ToolDefinition<{ id: string; page: number }, ReloadContextResult> {
+  if (!Number.isSafeInteger(pageTokens) || pageTokens < 1) {
+    throw new InvalidArgumentError({
+      message: `pageTokens must be a positive integer, got ${String(pageTokens)}`,
+      argument: 'pageTokens',
+    });
+  }
   return defineTool({
     name: 'reload_context',
     description:
       'Reload the full content of a large message that was offloaded from the context; the id ' +
-      'appears in the preview that replaced it.',
+      'appears in the preview that replaced it. Long content comes in pages: ask for nextPage ' +
+      'to read on.',
     schema: z.object({
       id: z
         .string()
@@ -115,10 +147,27 @@ export function reloadContextTool(
         .max(200)
         .regex(/^[A-Za-z0-9_-]+$/, 'an offload id')
         .describe('The offload id.'),
+      page: z.number().int().min(1).default(1).describe('The page to read, 1-based.'),
     }),
-    async execute({ id }, { scope }) {
+    async execute({ id, page }, { scope }) {
       const record = await offload.get(scope, id);
-      return { id, role: record.message.role, content: messageText(record.message) };
+      const text = messageText(record.message);
+      const starts = pageStarts(text, pageTokens);
+      if (page > starts.length) {
+        throw new InvalidArgumentError({
+          message: `page ${page} does not exist: offload ${id} has ${starts.length} page${starts.length === 1 ? '' : 's'}`,
+          argument: 'page',
+        });
+      }
+      const content = text.slice(starts[page - 1], starts[page] ?? text.length);
+      return {
+        id,
+        role: record.message.role,
+        content,
+        page,
+        pages: starts.length,
+        ...(page < starts.length ? { nextPage: page + 1 } : {}),
+      };
     },
   });
 }
@@ -130,6 +179,8 @@ export interface MemoryToolsOptions {
   history?: HistoryStore;
   /** Enables `reload_context`. */
   offload?: OffloadStore;
+  /** Page size of `reload_context`. @default RELOAD_PAGE_TOKENS (4000) */
+  reloadPageTokens?: number;
 }
 
 /** The memory tools for whichever stores are given, keyed by tool name. */
@@ -137,6 +188,7 @@ export function createMemoryTools({
   search,
   history,
   offload,
+  reloadPageTokens,
 }: MemoryToolsOptions): Record<string, ToolDefinition<never, unknown>> {
   const tools: Record<string, ToolDefinition<never, unknown>> = {};
   const add = (tool: ToolDefinition<never, unknown>) => {
@@ -144,7 +196,14 @@ export function createMemoryTools({
   };
   if (search) add(searchMemoryTool(search) as ToolDefinition<never, unknown>);
   if (history) add(recallConversationTool(history) as ToolDefinition<never, unknown>);
-  if (offload) add(reloadContextTool(offload) as ToolDefinition<never, unknown>);
+  if (offload) {
+    add(
+      reloadContextTool(
+        offload,
+        reloadPageTokens === undefined ? {} : { pageTokens: reloadPageTokens },
+      ) as ToolDefinition<never, unknown>,
+    );
+  }
   if (Object.keys(tools).length === 0) {
     throw new InvalidArgumentError({
       message: 'createMemoryTools needs at least one of search, history or offload.',
