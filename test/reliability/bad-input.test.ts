@@ -46,6 +46,7 @@ type Corruption =
   | 'dangling-tool-call'
   | 'orphan-tool-result'
   | 'duplicate-tool-call-id'
+  | 'late-tool-result'
   | 'lone-surrogate';
 
 /** Corruptions that `repairMessages` fixes (documented in `MessageRepair`). */
@@ -53,6 +54,7 @@ const REPAIRABLE: ReadonlySet<Corruption> = new Set([
   'dangling-tool-call',
   'orphan-tool-result',
   'duplicate-tool-call-id',
+  'late-tool-result',
   'lone-surrogate',
 ]);
 
@@ -72,6 +74,7 @@ const corruptions: readonly Corruption[] = [
   'dangling-tool-call',
   'orphan-tool-result',
   'duplicate-tool-call-id',
+  'late-tool-result',
   'lone-surrogate',
 ];
 
@@ -172,6 +175,16 @@ function corrupt(
       if (!caller || !firstCall) return undefined;
       // A second call reusing the first one's id, answered right after the first.
       (caller.content as Loose[]).push({ ...firstCall, input: { again: true } });
+      return copy;
+    }
+    case 'late-tool-result': {
+      if (callers.length === 0) return undefined;
+      // The caller's results arrive after an intervening assistant message.
+      const index = callers[at(callers)]!;
+      let end = index + 1;
+      while (end < copy.length && copy[end]!.role === 'tool') end++;
+      if (end === index + 1) return undefined;
+      copy.splice(index + 1, 0, { role: 'assistant', content: 'Working on it.' });
       return copy;
     }
     case 'lone-surrogate':
@@ -339,19 +352,9 @@ describe('validateMessages / repairMessages on fuzzed bad input', () => {
 // createContextManager().prepare
 
 describe('prepare on bad input', () => {
-  const shapeCorruptions = corruptions.filter(
-    (corruption) =>
-      !REPAIRABLE.has(corruption) &&
-      // Opaque JSON the counter cannot see into; validated by validateMessages, not by prepare
-      // (prepare rejects only nesting too deep to count; see the 100,000-level test below).
-      corruption !== 'too-deep-arguments' &&
-      corruption !== 'nan-in-arguments' &&
-      corruption !== 'function-in-arguments' &&
-      corruption !== 'empty-message-id' &&
-      corruption !== 'missing-tool-call-id' &&
-      // Accepted on purpose: parts newer than this code are counted as JSON, not rejected.
-      corruption !== 'unknown-part-type',
-  );
+  // Every shape problem: prepare checks each message it has not seen before, so nothing
+  // malformed (NaN, a function, an unknown part type, a missing id) is sent or stored.
+  const shapeCorruptions = corruptions.filter((corruption) => !REPAIRABLE.has(corruption));
 
   // Protection: prepare's own checks (the token counter rejects malformed messages with
   // InvalidMessageError). Without them a malformed message reaches the strategies and crashes
@@ -370,7 +373,7 @@ describe('prepare on bad input', () => {
             () => undefined,
             (thrown: unknown) => thrown,
           );
-          expect(CtxmemError.isInstance(error)).toBe(true);
+          expect(InvalidMessageError.isInstance(error), corruption).toBe(true);
         },
       ),
       { numRuns: 120 },
@@ -388,7 +391,8 @@ describe('prepare on bad input', () => {
           const { messages } = repairMessages(input);
           const manager = createContextManager({ contextWindow, counter });
           try {
-            const prepared = await manager.prepare(messages);
+            // prepare repairs the corrupted input itself, by the same rules.
+            const prepared = await manager.prepare(input as Message[]);
             expectValidPrompt(prepared.messages, messages, {
               budgetTokens: manager.budget.budgetTokens,
               counter,

@@ -15,11 +15,16 @@ const REMEMBERED_SHAPES = 50_000;
  * check of what is new. Malformed input (unknown part types, NaN, cycles, wrong types) throws
  * `InvalidMessageError` naming the path; nothing is stored before this passes.
  */
-export function createShapeCheck(): (messages: readonly Message[]) => string[] {
-  const checkedObjects = new WeakSet<object>();
-  const checkedFingerprints = new KeyedLru<true>(REMEMBERED_SHAPES);
-  return (messages) =>
-    messages.map((message, index) => {
+export function createShapeCheck(): (messages: readonly Message[]) => {
+  fingerprints: string[];
+  /** Some message holds a lone surrogate: the input needs `repairMessages`' text repair. */
+  needsTextRepair: boolean;
+} {
+  const checkedObjects = new WeakMap<object, boolean>();
+  const checkedFingerprints = new KeyedLru<boolean>(REMEMBERED_SHAPES);
+  return (messages) => {
+    let needsTextRepair = false;
+    const fingerprints = messages.map((message, index) => {
       let fingerprint: string;
       try {
         fingerprint = messageFingerprint(message);
@@ -32,12 +37,24 @@ export function createShapeCheck(): (messages: readonly Message[]) => string[] {
           cause: error,
         });
       }
-      if (checkedObjects.has(message)) return fingerprint;
-      if (checkedFingerprints.get(fingerprint) === undefined) {
-        checkMessageShape(message, index);
-        checkedFingerprints.set(fingerprint, true);
+      const knownObject = checkedObjects.get(message);
+      if (knownObject !== undefined) {
+        needsTextRepair ||= knownObject;
+        return fingerprint;
       }
-      checkedObjects.add(message);
+      // The fingerprint leaves out the id and ctxmem's metadata: their shape is part of the key.
+      const { id, ctxmem } = message as { id?: unknown; ctxmem?: unknown };
+      const idShape = id === undefined ? '' : typeof id === 'string' && id !== '' ? 'id' : 'bad';
+      const key = `${fingerprint}|${idShape}|${ctxmem === undefined ? '' : JSON.stringify(ctxmem)}`;
+      let loneSurrogates = checkedFingerprints.get(key);
+      if (loneSurrogates === undefined) {
+        loneSurrogates = checkMessageShape(message, index);
+        checkedFingerprints.set(key, loneSurrogates);
+      }
+      needsTextRepair ||= loneSurrogates;
+      checkedObjects.set(message, loneSurrogates);
       return fingerprint;
     });
+    return { fingerprints, needsTextRepair };
+  };
 }

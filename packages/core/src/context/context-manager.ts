@@ -31,7 +31,11 @@ import {
   renderMemoryInjection,
 } from '../inject/index.js';
 import { lastUserMessage, messageText, validateMessages } from '../messages/index.js';
-import { checkToolPairing, repairToolPairing } from '../messages/validate-messages.js';
+import {
+  checkToolPairing,
+  repairMessages,
+  repairToolPairing,
+} from '../messages/validate-messages.js';
 import { createInMemoryOffloadStore } from '../offload/index.js';
 import { scopeKey } from '../storage/index.js';
 import {
@@ -730,7 +734,7 @@ export function createContextManager(options: ContextManagerOptions = {}): Conte
     const state = session(key);
 
     // Malformed input fails here with a typed error, before anything is stored.
-    const originalFingerprints = checkShapes(original);
+    const { fingerprints: originalFingerprints, needsTextRepair } = checkShapes(original);
 
     // The original history is recorded as the host gave it, before any repair.
     if (historyStore) {
@@ -746,10 +750,11 @@ export function createContextManager(options: ContextManagerOptions = {}): Conte
     let messages = original;
     let fingerprints = originalFingerprints;
     if (!repairInput) {
-      // Throws the validator's error with the path of the first pairing problem, if any.
-      if (checkToolPairing(original).length > 0) validateMessages(original);
+      // Throws the validator's error with the path of the first problem, if any.
+      if (needsTextRepair || checkToolPairing(original).length > 0) validateMessages(original);
     } else {
-      const repaired = repairToolPairing(original);
+      // Lone surrogates (rare) need the full repair; pairing alone is one linear pass.
+      const repaired = needsTextRepair ? repairMessages(original) : repairToolPairing(original);
       if (repaired.repairs.length > 0) {
         messages = repaired.messages;
         fingerprints = messages.map(messageFingerprint);

@@ -194,15 +194,18 @@ export function repairToolPairing(messages: readonly Message[]): RepairMessagesR
 
 /**
  * Checks the shape of one message (what `checkMessageShapes` checks), with paths as if it sat at
- * `index`. Returns nothing: the message is valid as it is, or `InvalidMessageError` is thrown.
+ * `index`: throws `InvalidMessageError` for a malformed message. Returns whether its text needs
+ * the lone-surrogate repair of `repairMessages`.
  */
-export function checkMessageShape(message: unknown, index: number): void {
+export function checkMessageShape(message: unknown, index: number): boolean {
+  const repairs: MessageRepair[] = [];
   checkMessage(message, index, {
-    repair: false,
-    checkText: false,
-    repairs: [],
-    onRepair: () => {},
+    repair: true,
+    checkText: true,
+    repairs,
+    onRepair: (path) => repairs.push({ kind: 'lone-surrogate', path }),
   });
+  return repairs.length > 0;
 }
 
 interface ValidationContext extends InspectContext {
