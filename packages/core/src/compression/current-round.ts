@@ -10,6 +10,7 @@ import { lastUserIndex, toolOutputText, toolResultsOf } from '../messages/index.
 import { reloadHint } from './offload-preview.js';
 import { runStrategy } from './strategy-report.js';
 import { headAndTail, headOf } from './text.js';
+import { type ShrunkMessage, useTheRoom } from './use-the-room.js';
 
 /** Head and tail kept of a compressed current-round result, in multiples of `offloadPreviewChars`. */
 const HEAD_SHARE = 3;
@@ -101,6 +102,7 @@ export const currentRoundStrategy: CompressionStrategy = {
       const plan = planCurrentRound(messages, newestUser, previewChars);
       const offloadIds: string[] = [];
       const affected = new Set<number>();
+      const shrunk: ShrunkMessage[] = [];
       let tokens = tokensBefore;
       for (const { index, transform } of plan) {
         if (tokens <= context.targetTokens) break;
@@ -111,10 +113,23 @@ export const currentRoundStrategy: CompressionStrategy = {
         messages[index] = changed.message;
         offloadIds.push(changed.id);
         affected.add(index);
+        if (transform === compressResults) {
+          shrunk.push({
+            index,
+            render: (chars) => compressResults(original, changed.id, chars),
+            previewChars,
+            payloadChars: Math.max(
+              0,
+              ...toolResultsOf(original).map((part) => toolOutputText(part.output).length),
+            ),
+          });
+        }
         tokens +=
           context.counter.countMessage(changed.message) - context.counter.countMessage(original);
       }
       if (affected.size === 0) return {};
+      // Compress only as much as the budget requires: excerpts grow back into the room left.
+      useTheRoom(messages, shrunk, context.targetTokens - tokens, context.counter);
       return { state: { ...state, messages }, messagesAffected: affected.size, offloadIds };
     });
   },

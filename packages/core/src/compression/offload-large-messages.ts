@@ -5,10 +5,14 @@ import type {
   StrategyName,
 } from '../contracts/index.js';
 import { lastUserIndex } from '../messages/index.js';
-import { offloadAsPreview, payloadChars } from './offload-preview.js';
+import { offloadAsPreview, payloadChars, toPreviewMessage } from './offload-preview.js';
 import { runStrategy } from './strategy-report.js';
+import { type ShrunkMessage, useTheRoom } from './use-the-room.js';
 
-/** Offloads `candidates` (indexes, oldest first) until the prompt is at or under target. */
+/**
+ * Offloads `candidates` (indexes, oldest first) until the prompt is at or under target, then
+ * grows the previews back into the room left under target (see `useTheRoom`).
+ */
 function offloadCandidates(
   name: StrategyName,
   state: CompressionState,
@@ -20,6 +24,7 @@ function offloadCandidates(
     if (candidates.length === 0) return {};
     const messages = [...state.messages];
     const offloadIds: string[] = [];
+    const shrunk: ShrunkMessage[] = [];
     let tokens = tokensBefore;
     for (const index of candidates) {
       if (tokens <= context.targetTokens) break;
@@ -29,10 +34,17 @@ function offloadCandidates(
       if (!offloaded) continue;
       messages[index] = offloaded.message;
       offloadIds.push(offloaded.id);
+      shrunk.push({
+        index,
+        render: (previewChars) => toPreviewMessage(original, offloaded.id, previewChars)!,
+        previewChars: context.settings.offloadPreviewChars,
+        payloadChars: payloadChars(original),
+      });
       tokens +=
         context.counter.countMessage(offloaded.message) - context.counter.countMessage(original);
     }
     if (offloadIds.length === 0) return {};
+    useTheRoom(messages, shrunk, context.targetTokens - tokens, context.counter);
     return {
       state: { ...state, messages },
       messagesAffected: offloadIds.length,

@@ -365,12 +365,14 @@ describe('createExtractiveSummarizer on chats', () => {
     expect(rendered).not.toContain('Wow');
   });
 
-  it('writes each timestamp once, before the first bullet of its run', async () => {
+  it('writes each timestamp once, as its day, before the first bullet of its run', async () => {
     const { summary } = await summarizer.summarize({ messages: chat, maxTokens: 1000 });
     const rendered = renderSummary(summary);
-    expect(rendered.match(/3 May, 2024/g)).toHaveLength(1);
-    expect(rendered.match(/19 June, 2024/g)).toHaveLength(1);
-    expect(rendered.indexOf('(9:00 am on 3 May, 2024) Alice: I adopted')).toBeGreaterThan(0);
+    expect(rendered.match(/\(3 May 2024\) /g)).toHaveLength(1);
+    expect(rendered.match(/\(19 June 2024\) /g)).toHaveLength(1);
+    expect(rendered).not.toContain('9:00 am');
+    expect(rendered.indexOf('(3 May 2024) Alice: I adopted')).toBeGreaterThan(0);
+    expect(rendered).toContain('last week (the week before 3 May 2024)');
     expect(rendered.indexOf('3 May')).toBeLessThan(rendered.indexOf('Harrogate'));
     expect(rendered.indexOf('Harrogate')).toBeLessThan(rendered.indexOf('19 June'));
   });
@@ -508,5 +510,154 @@ describe('createExtractiveSummarizer on tool-run records', () => {
       'Tool run_command({"command":"pnpm test parser"}) → failed: 1 failed: parser.test.ts',
     ]);
     expect(rendered).toContain('Checking the config and the failing test.');
+  });
+});
+
+describe('createExtractiveSummarizer on dialogues it was not tuned on', () => {
+  const checkIn: Message[] = [
+    {
+      role: 'user',
+      content:
+        "[Session 16, 2:55 pm on 31 August, 2023] Dave: Hey Calvin! Long time no chat! How's it going since we talked?",
+    },
+    {
+      role: 'assistant',
+      content:
+        '[Session 16, 2:55 pm on 31 August, 2023] Calvin: Keep on keepin’ on, bud! Yesterday my friends and I recorded a podcast about vintage synthesizers.',
+    },
+    {
+      role: 'user',
+      content:
+        "[Session 16, 2:55 pm on 31 August, 2023] Dave: That's so awesome! I restored a 1968 Mustang last week. Don't forget to relax and enjoy the process too!",
+    },
+    {
+      role: 'assistant',
+      content:
+        '[Session 16, 2:55 pm on 31 August, 2023] Calvin: Keep growing, buddy. My tour starts in Tokyo next month.',
+    },
+  ];
+
+  it('drops greetings and encouragement, names the speakers and dates the events', async () => {
+    const { summary } = await summarizer.summarize({ messages: checkIn, maxTokens: 1000 });
+    const rendered = renderSummary(summary);
+    expect(rendered).toContain(
+      'Calvin: Yesterday (30 August 2023) my friends and I recorded a podcast about vintage synthesizers.',
+    );
+    expect(rendered).toContain(
+      'Dave: I restored a 1968 Mustang last week (the week before 31 August 2023).',
+    );
+    expect(rendered).toContain('Calvin: My tour starts in Tokyo next month (September 2023).');
+    for (const phatic of [
+      'Long time no chat',
+      "How's it going",
+      'keepin',
+      'awesome',
+      'relax',
+      'Keep growing',
+    ]) {
+      expect(rendered).not.toContain(phatic);
+    }
+    expect(rendered).not.toMatch(/\b(?:User|Assistant):/u);
+    // Sections are filled by meaning: a check-in is no goal, a kind word is no constraint.
+    expect(summary.sections.goal).toEqual([]);
+    expect(summary.sections.constraints).toEqual([]);
+    expect(rendered).not.toContain('### Goal');
+    expect(rendered).not.toContain('### Constraints');
+  });
+
+  it('names speakers from message names, and falls back to roles only without names', async () => {
+    const named = await summarizer.summarize({
+      messages: [
+        {
+          role: 'user',
+          name: 'Priya',
+          content: 'I adopted a greyhound named Biscuit from the shelter.',
+        },
+        { role: 'assistant', name: 'Tom', content: 'My sister moved to Lisbon for a nursing job.' },
+      ],
+      maxTokens: 1000,
+    });
+    expect(renderSummary(named.summary)).toContain('Priya: I adopted a greyhound named Biscuit');
+    expect(renderSummary(named.summary)).toContain('Tom: My sister moved to Lisbon');
+    const anonymous = await summarizer.summarize({
+      messages: [
+        { role: 'user', content: 'Set up the billing service.' },
+        { role: 'user', content: 'I moved the staging database to Frankfurt on Monday.' },
+      ],
+      maxTokens: 1000,
+    });
+    expect(renderSummary(anonymous.summary)).toContain(
+      'User: I moved the staging database to Frankfurt',
+    );
+  });
+
+  it('anchors Chinese relative dates and carries the session date to undated lines', async () => {
+    const { summary } = await summarizer.summarize({
+      messages: [
+        { role: 'user', content: '(2023年5月8日 10:00) 小明：我昨天去了北京参加马拉松比赛。' },
+        { role: 'assistant', content: '小红：我下个月要搬到上海工作。' },
+        { role: 'user', content: '小明：我两天前买了一台新相机。' },
+      ],
+      maxTokens: 1000,
+    });
+    const rendered = renderSummary(summary);
+    expect(rendered).toContain('昨天（2023年5月7日）');
+    expect(rendered).toContain('下个月（2023年6月）');
+    expect(rendered).toContain('两天前（2023年5月6日）');
+  });
+
+  it('splits sentences by Unicode boundaries, not at abbreviations', async () => {
+    const { summary } = await summarizer.summarize({
+      messages: [
+        { role: 'user', content: 'Plan the clinic move.' },
+        {
+          role: 'user',
+          content: 'Dr. Okafor leads the Oslo clinic since 2021. 新诊所在卑尔根。预算是三百万。',
+        },
+      ],
+      maxTokens: 1000,
+    });
+    const facts = summary.sections.keyFacts.join('\n');
+    expect(facts).toContain('Dr. Okafor leads the Oslo clinic since 2021.');
+    expect(renderSummary(summary)).toContain('新诊所在卑尔根。');
+  });
+
+  it('files what people tell about themselves as key facts, not as rules of the work', async () => {
+    const { summary } = await summarizer.summarize({
+      messages: [
+        { role: 'user', content: 'Ana: We enjoy hiking in the Dolomites every summer.' },
+        { role: 'assistant', content: 'Ben: btw, I need to finish my thesis on glaciers.' },
+        { role: 'user', content: 'Ana: We decided to sell the old van.' },
+        { role: 'assistant', content: "Ben: they're adorable!" },
+      ],
+      maxTokens: 1000,
+    });
+    const facts = section(summary, 'keyFacts');
+    expect(facts).toContain('Ana: We enjoy hiking in the Dolomites every summer.');
+    // Telegraphic: the filler that opens a sentence goes, the fact stays.
+    expect(facts).toContain('Ben: I need to finish my thesis on glaciers.');
+    expect(section(summary, 'decisions')).toContain('Ana: We decided to sell the old van.');
+    expect(summary.sections.constraints).toEqual([]);
+    expect(summary.sections.todos).toEqual([]);
+    expect(renderSummary(summary)).not.toContain('adorable');
+  });
+
+  it('does not date an event twice when the summary is rolled again', async () => {
+    const first = await summarizer.summarize({ messages: checkIn, maxTokens: 1000 });
+    const second = await summarizer.summarize({
+      messages: [
+        {
+          role: 'user',
+          content:
+            '[Session 17, 1:00 pm on 4 September, 2023] Dave: I sold the Mustang to a collector in Ohio.',
+        },
+      ],
+      previousSummary: first.summary,
+      maxTokens: 1000,
+    });
+    const rendered = renderSummary(second.summary);
+    expect(rendered).toContain('Yesterday (30 August 2023) my friends');
+    expect(rendered).not.toMatch(/\(30 August 2023\) \(/u);
+    expect(rendered).toContain('Dave: I sold the Mustang to a collector in Ohio.');
   });
 });

@@ -29,7 +29,7 @@ import { fitSummary } from './fit-summary.js';
 import { contentWords } from './information-content.js';
 import { readPreamble, speakerLabelOf, speakerLabels } from './message-preamble.js';
 import { isPhatic } from './phatic.js';
-import { anchorRelativeDates, parseSessionDate } from './relative-dates.js';
+import { anchorRelativeDates, formatDay, parseSessionDate } from './relative-dates.js';
 import { SUMMARY_HEADING, SUMMARY_SECTION_TITLES } from './render-summary.js';
 import { type BulletCandidate, selectBullets } from './select-bullets.js';
 import { prepareSummaryInput } from './summary-input.js';
@@ -77,14 +77,17 @@ const SECTION_OF: Readonly<Record<SentenceKind, keyof SummarySections>> = {
 };
 
 /**
- * A summarizer that needs no model. It splits the messages into sentences, takes the small talk
- * off them (greetings, thank-yous, "Wow, Caroline,"), and keeps those that tell the most per
- * token: each word is worth more the rarer it is in the input (names, numbers, dates, places and
- * identifiers count extra), a word already kept counts little again, and the user's instructions
- * and decisions, constraints, preferences and TODOs (cue words in English, Chinese and Japanese)
- * weigh more. Kept sentences are listed in chronological order in their sections; a transcript's
- * timestamps (`(3:31 pm on 23 August, 2023) Caroline: …`) are written once per run and its speaker
- * labels replace the role. The goal is the first user request. The previous summary's bullets
+ * A summarizer that needs no model. It splits the messages into sentences (`Intl.Segmenter`,
+ * every script), drops phatic ones (greetings, check-ins, encouragement, compliments) and takes
+ * the small talk and filler off the rest ("Wow, Caroline,", "btw,"), and keeps those that tell the
+ * most per token: each word is worth more the rarer it is in the input (names, numbers, dates,
+ * places and identifiers count extra), a word already kept counts little again (novelty), the
+ * user's instructions and decisions, constraints, preferences and TODOs (cue words in English,
+ * Chinese and Japanese) weigh more, and so do sentences with dates and first-person events.
+ * Relative dates ("yesterday", "last week", "两天前") are anchored to the session date of a
+ * transcript. Kept sentences are listed in chronological order in the section their meaning
+ * gives them; a transcript's timestamps (`(3:31 pm on 23 August, 2023) Caroline: …`) are written
+ * once per run as their day (`(23 August 2023)`) and its speaker labels replace the role. The goal is the first user request. The previous summary's bullets
  * compete with the new sentences, with a fair share of the budget kept for them. Tool calls keep
  * their name, arguments and the head of their result. Deterministic and offline, which makes it
  * the default and the last fallback of every chain.
@@ -169,6 +172,13 @@ const WEIGHT = {
   /** The newest candidate is worth this much more than the oldest, all else equal. */
   recency: 0.5,
 } as const;
+
+/**
+ * Words that open a sentence without adding to it ("btw, ", "And ", "Just wanted to let you know
+ * that "): dropped so that a bullet packs the fact, not the way into it. Only before more words.
+ */
+const LEADING_FILLER =
+  /^(?:(?:btw|by the way|actually|honestly|anyway|anyways|plus|also|and|but|oh and|just wanted to (?:let you know|say|tell you|share)(?: that)?)\b[,:]?\s+)+(?=\S+\s+\S+\s+\S)/iu;
 
 /** What a word of a tool's result is worth next to a word of its call. */
 const RESULT_SHARE = 0.3;
@@ -300,6 +310,10 @@ function extract(
       }
       sessionDate = sessionDates.get(preamble.timestamp) ?? sessionDate;
     }
+    const timestamp =
+      preamble.timestamp === undefined
+        ? undefined
+        : shortTimestamp(preamble.timestamp, sessionDates.get(preamble.timestamp));
     const { prose, snippets } = splitCode(preamble.body, settings.maxSnippetChars);
     for (const snippet of snippets) {
       add(
@@ -318,7 +332,10 @@ function extract(
     const sentences = splitSentences(prose);
 
     for (const sentence of sentences) {
-      const stripped = stripPleasantries(sentence, isAddressee, LEADING_INTERJECTION);
+      const stripped = stripPleasantries(sentence, isAddressee, LEADING_INTERJECTION).replace(
+        LEADING_FILLER,
+        '',
+      );
       if (isPhatic(stripped) || isPhatic(sentence)) continue;
       const cleaned =
         sessionDate === undefined ? stripped : anchorRelativeDates(stripped, sessionDate);
@@ -330,7 +347,7 @@ function extract(
         text,
         group: messageGroup,
         words,
-        ...(preamble.timestamp === undefined ? {} : { timestamp: preamble.timestamp }),
+        ...(timestamp === undefined ? {} : { timestamp }),
       };
 
       const question = isQuestion(cleaned);
@@ -373,7 +390,18 @@ function extract(
         add({ ...base, section: 'goal', prefix: '', weight: WEIGHT.goal }, key);
       } else {
         add(
-          { ...base, section: kind ? SECTION_OF[kind] : 'keyFacts', prefix: speaker, weight },
+          {
+            ...base,
+            // A label in the text marks a transcript between people; a `name` field alone may
+            // name an agent or a user of a working session.
+            section: sectionOf(
+              kind,
+              cleaned,
+              preamble.speaker !== undefined && preamble.speaker !== message.name,
+            ),
+            prefix: speaker,
+            weight,
+          },
           key,
         );
       }
@@ -387,6 +415,37 @@ function extract(
     candidate.weight *= 1 + (WEIGHT.recency * position) / last;
   });
   return { candidates: kept, cards };
+}
+
+/**
+ * A bullet's timestamp as its day ("8 May 2023" for "1:56 pm on 8 May, 2023"): a summary tells
+ * what happened on which day, and the clock time would cost tokens on every run of bullets. A
+ * timestamp without a date stays as it is.
+ */
+function shortTimestamp(timestamp: string, day: Date | undefined): string {
+  return day === undefined ? timestamp : formatDay(day, /\p{Script=Han}/u.test(timestamp));
+}
+
+/** A choice stated as one: "we decided", "I chose", "let's go with". */
+const STATED_DECISION =
+  /\b(?:i|we)(?:\s+(?:have|finally|just|all))?(?:'ve)?\s+(?:decided|chose|opted|agreed|settled)\b|\blet'?s\s+(?:use|go with|stick with|pick|choose|switch to|adopt)\b|决定|決定/iu;
+
+/**
+ * The section a sentence belongs in, by what it says. In a working session, preferences and
+ * constraints are rules for the work and TODOs are next steps. Between named people (a
+ * transcript), "we enjoy hiking" or "I need to finish my portfolio" tell about the speaker:
+ * they are key facts; only an instruction stays a constraint and a stated choice a decision.
+ */
+function sectionOf(
+  kind: SentenceKind | undefined,
+  sentence: string,
+  betweenPeople: boolean,
+): keyof SummarySections {
+  if (kind === undefined) return 'keyFacts';
+  if (!betweenPeople) return SECTION_OF[kind];
+  if (kind === 'constraint' && isInstruction(sentence)) return 'constraints';
+  if (kind === 'decision' && STATED_DECISION.test(sentence)) return 'decisions';
+  return 'keyFacts';
 }
 
 /**
@@ -595,7 +654,8 @@ function segmentSentences(line: string): string[] {
   let pending = '';
   for (const { segment } of SENTENCES.segment(line)) {
     pending += segment;
-    if (ABBREVIATION.test(pending)) continue;
+    // The segment alone is tested: testing the growing `pending` would be quadratic.
+    if (ABBREVIATION.test(segment)) continue;
     pieces.push(...pending.split(/(?<=；)/u));
     pending = '';
   }

@@ -20,7 +20,8 @@ const MONTH_NAMES = [
 ] as const;
 const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
 
-const MONTH_PATTERN = String.raw`(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)`;
+const MONTH_PATTERN =
+  '(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)';
 const DAY_MONTH_YEAR = new RegExp(
   String.raw`\b(\d{1,2})(?:st|nd|rd|th)?\s+${MONTH_PATTERN}\.?,?\s+(\d{4})\b`,
   'iu',
@@ -33,7 +34,9 @@ const ISO_DATE = /\b(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})\b/u;
 const CJK_DATE = /(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]/u;
 
 function monthIndex(name: string): number {
-  return MONTH_NAMES.findIndex((month) => month.toLowerCase().startsWith(name.slice(0, 3).toLowerCase()));
+  return MONTH_NAMES.findIndex((month) =>
+    month.toLowerCase().startsWith(name.slice(0, 3).toLowerCase()),
+  );
 }
 
 function utcDate(year: number, month: number, day: number): Date | undefined {
@@ -81,8 +84,7 @@ interface Writer {
 }
 
 const ENGLISH: Writer = {
-  day: (date) =>
-    `${date.getUTCDate()} ${MONTH_NAMES[date.getUTCMonth()]} ${date.getUTCFullYear()}`,
+  day: (date) => `${date.getUTCDate()} ${MONTH_NAMES[date.getUTCMonth()]} ${date.getUTCFullYear()}`,
   month: (date) => `${MONTH_NAMES[date.getUTCMonth()]} ${date.getUTCFullYear()}`,
   year: (date) => String(date.getUTCFullYear()),
   around: (unit, direction, session) =>
@@ -102,6 +104,11 @@ const CHINESE: Writer = {
   open: '（',
   close: '）',
 };
+
+/** A calendar day as a summary writes it: "8 May 2023", or "2023年5月8日" in Chinese. */
+export function formatDay(date: Date, chinese = false): string {
+  return (chinese ? CHINESE : ENGLISH).day(date);
+}
 
 /** What an expression resolves to: `count` units away from the session date (negative: before). */
 function resolve(writer: Writer, session: Date, unit: Unit, count: number): string {
