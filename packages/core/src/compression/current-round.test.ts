@@ -89,6 +89,33 @@ describe('current-round strategy', () => {
     expect(state.messages[7]).toBe(input[7]);
   });
 
+  it('compresses what reload_context just brought back only when nothing else makes the room', async () => {
+    const input = deepFreeze([
+      system('agent'),
+      user('Read the offloaded log again.'),
+      calls({ id: 'l1', name: 'reload_context', input: { id: 'off_1', page: 1 } }),
+      results({ id: 'l1', name: 'reload_context', output: filler(40_000, 'reloaded') }),
+      calls({ id: 'g1', name: 'grep', input: { pattern: 'x' } }),
+      results({ id: 'g1', name: 'grep', output: filler(20_000, 'grep') }),
+      calls({ id: 'g2', name: 'grep', input: { pattern: 'y' } }),
+      results({ id: 'g2', name: 'grep', output: filler(20_000, 'grep2') }),
+    ] as Message[]);
+    const total = createTestContext().counter.countMessages(input);
+    // The reload is the largest result, yet the smaller ones go first while they make the room.
+    const { state } = await currentRoundStrategy.apply(
+      { messages: input },
+      createTestContext({ targetTokens: total - 2_000 }),
+    );
+    expect(state.messages[5]!.ctxmem?.kind).toBe('compressed-result');
+    expect(state.messages[3]).toBe(input[3]);
+    // When nothing else is left, the reload is compressed too, so the budget still holds.
+    const tight = await currentRoundStrategy.apply(
+      { messages: input },
+      createTestContext({ targetTokens: 1 }),
+    );
+    expect(tight.state.messages[3]!.ctxmem?.kind).toBe('compressed-result');
+  });
+
   it('shortens the reasoning of earlier steps first, never the last assistant message', async () => {
     const thinking = (seed: string): AssistantMessage => ({
       role: 'assistant',

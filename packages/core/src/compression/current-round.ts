@@ -7,7 +7,7 @@ import type {
   ToolResultPart,
 } from '../contracts/index.js';
 import { lastUserIndex, toolOutputText, toolResultsOf } from '../messages/index.js';
-import { reloadHint } from './offload-preview.js';
+import { RELOAD_TOOL_NAME, reloadHint } from './offload-preview.js';
 import { runStrategy } from './strategy-report.js';
 import { headAndTail, headOf } from './text.js';
 import { type ShrunkMessage, useTheRoom } from './use-the-room.js';
@@ -135,7 +135,11 @@ export const currentRoundStrategy: CompressionStrategy = {
   },
 };
 
-/** Reasoning of older steps first (oldest first), then messages with large results, largest first. */
+/**
+ * Reasoning of older steps first (oldest first), then messages with large results, largest
+ * first, and last of all what `reload_context` just brought back: the model asked for it in this
+ * turn, so it is compressed again only when nothing else can make the room.
+ */
 function planCurrentRound(
   messages: readonly Message[],
   newestUser: number,
@@ -144,6 +148,7 @@ function planCurrentRound(
   const lastAssistant = messages.findLastIndex((message) => message.role === 'assistant');
   const reasoning: Replacement[] = [];
   const results: Array<Replacement & { size: number }> = [];
+  const reloaded: Array<Replacement & { size: number }> = [];
   for (let index = newestUser + 1; index < messages.length; index++) {
     const message = messages[index]!;
     if (
@@ -157,11 +162,13 @@ function planCurrentRound(
     const large = toolResultsOf(message).filter((part) => resultIsLarge(part, previewChars));
     if (large.length > 0) {
       const size = Math.max(...large.map((part) => toolOutputText(part.output).length));
-      results.push({ index, transform: compressResults, size });
+      const isReload = large.every((part) => part.toolName === RELOAD_TOOL_NAME);
+      (isReload ? reloaded : results).push({ index, transform: compressResults, size });
     }
   }
   results.sort((first, second) => second.size - first.size);
-  return [...reasoning, ...results];
+  reloaded.sort((first, second) => second.size - first.size);
+  return [...reasoning, ...results, ...reloaded];
 }
 
 /**
