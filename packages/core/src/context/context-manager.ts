@@ -713,7 +713,7 @@ export function createContextManager(options: ContextManagerOptions = {}): Conte
       reserve,
       maxMessages,
       fixedTokens:
-        (tools === undefined ? 0 : countToolDefinitions(tools, counter)) + reservedTokens,
+        (tools === undefined ? 0 : toolTokens(tools)) + reservedTokens,
       ...(maxOutputTokens === undefined ? {} : { outputTokens: maxOutputTokens }),
     });
   }

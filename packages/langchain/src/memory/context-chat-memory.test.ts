@@ -10,7 +10,7 @@ import {
   BaseListChatMessageHistory,
   InMemoryChatMessageHistory,
 } from '@langchain/core/chat_history';
-import { AIMessage, type BaseMessage, HumanMessage, SystemMessage } from '@langchain/core/messages';
+import { AIMessage, type BaseMessage, HumanMessage } from '@langchain/core/messages';
 import { ChatPromptTemplate, MessagesPlaceholder } from '@langchain/core/prompts';
 import {
   RunnablePassthrough,
