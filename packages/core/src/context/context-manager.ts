@@ -712,8 +712,7 @@ export function createContextManager(options: ContextManagerOptions = {}): Conte
       retainedRatio,
       reserve,
       maxMessages,
-      fixedTokens:
-        (tools === undefined ? 0 : toolTokens(tools)) + reservedTokens,
+      fixedTokens: (tools === undefined ? 0 : toolTokens(tools)) + reservedTokens,
       ...(maxOutputTokens === undefined ? {} : { outputTokens: maxOutputTokens }),
     });
   }
