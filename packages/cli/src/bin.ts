@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { callerDirectory } from './caller-directory.js';
 import { runCli } from './run-cli.js';
 
 // `ctxmem compact … | head` closes the pipe early; that is not an error.
@@ -10,6 +11,7 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
 process.exitCode = await runCli(process.argv.slice(2), {
   stdout: process.stdout,
   stderr: process.stderr,
-  cwd: process.cwd(),
+  stdin: process.stdin,
+  cwd: callerDirectory(process.env, process.cwd()),
   env: process.env,
 });

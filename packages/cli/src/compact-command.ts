@@ -1,7 +1,14 @@
 import { writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import type { CompressionSettings, Scope, Summarizer, TokenCounter } from '@ctxmem/core';
+import type {
+  CompressionSettings,
+  OffloadStore,
+  Scope,
+  Summarizer,
+  TokenCounter,
+  TokenEncodingName,
+} from '@ctxmem/core';
 import { BudgetExceededError, InvalidArgumentError, StorageError } from '@ctxmem/core';
 import {
   optionalString,
@@ -11,6 +18,13 @@ import {
   parseTokenCount,
   singleFile,
 } from './arguments.js';
+import {
+  chooseTokenizer,
+  createBodyCounter,
+  parseEncoding,
+  parseMargin,
+  type TokenizerChoice,
+} from './body-tokenizer.js';
 import { type Composition, measureComposition } from './composition.js';
 import type {
   CliDependencies,
@@ -18,9 +32,10 @@ import type {
   ConversationFormat,
   HistoryMode,
 } from './dependencies.js';
+import { mentionsTool, toolForBody, toolName } from './memory-tool-definitions.js';
 import { createOpenAICompatibleComplete } from './openai-complete.js';
-import { describeFileError, readConversation } from './read-conversation.js';
-import { renderCompactReport } from './render-report.js';
+import { describeFileError, parseConversationText, readConversation } from './read-conversation.js';
+import { oneLine, renderCompactReport } from './render-report.js';
 import type { CliContext } from './run-cli.js';
 
 /** Offloads are stored under this scope, so `ctxmem reload` finds them. */
@@ -29,16 +44,33 @@ export const CLI_SCOPE: Scope = {};
 /** Context window assumed for a summarizer model that the registry does not know. */
 const UNKNOWN_MODEL_CONTEXT_WINDOW = 32_000;
 
+/** How long one summary may wait for the model endpoint before the offline summarizer takes over. */
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
+/** The input and output argument that means stdin or stdout. */
+export const STANDARD_STREAM = '-';
+
 export interface CompactCommandOptions {
+  /** A path, or `-` for stdin. */
   file: string;
   budgetTokens: number;
   targetTokens?: number;
   keepRecent?: number;
   history: HistoryMode;
+  /** A path, or `-` for stdout (the default). */
   out?: string;
+  /** A path, or `-` for stdout when the result goes to a file. */
   reportJson?: string;
   model?: string;
   offloadDir?: string;
+  /** `--encoding`: counts with this encoding whatever the body's model. */
+  encoding?: TokenEncodingName;
+  /** `--margin`: factor on every count. @default by the model, see `chooseTokenizer` */
+  margin?: number;
+  /** `--timeout`: milliseconds one summary may wait for the model endpoint. @default 30000 */
+  timeoutMs: number;
+  /** `--no-tools` makes it false: memory tools the output refers to are not added to `tools`. @default true */
+  tools: boolean;
   /** From `OPENAI_API_KEY`, required with `model`. */
   apiKey?: string;
   /** From `OPENAI_BASE_URL`. */
@@ -59,6 +91,10 @@ export function parseCompactArguments(
     'report-json': { type: 'string' },
     model: { type: 'string' },
     'offload-dir': { type: 'string' },
+    encoding: { type: 'string' },
+    margin: { type: 'string' },
+    timeout: { type: 'string' },
+    'no-tools': { type: 'boolean' },
   });
   const file = singleFile(positionals, 'compact');
   if (values.budget === undefined) {
@@ -99,10 +135,24 @@ export function parseCompactArguments(
   const out = optionalString(values.out, '--out');
   const reportJson = optionalString(values['report-json'], '--report-json');
   const offloadDir = optionalString(values['offload-dir'], '--offload-dir');
+  if (reportJson === STANDARD_STREAM && (out ?? STANDARD_STREAM) === STANDARD_STREAM) {
+    throw new InvalidArgumentError({
+      message: '--report-json - needs --out <file>: the compacted body already goes to stdout',
+      argument: '--report-json',
+    });
+  }
+  const encoding = values.encoding === undefined ? undefined : parseEncoding(values.encoding);
+  const margin = values.margin === undefined ? undefined : parseMargin(values.margin);
+  const timeoutMs =
+    values.timeout === undefined ? DEFAULT_TIMEOUT_MS : parseMilliseconds(values.timeout);
   return {
     file,
     budgetTokens,
     history,
+    timeoutMs,
+    tools: values['no-tools'] !== true,
+    ...(encoding !== undefined ? { encoding } : {}),
+    ...(margin !== undefined ? { margin } : {}),
     baseUrl: env.OPENAI_BASE_URL?.trim() || 'https://api.openai.com/v1',
     ...(targetTokens !== undefined ? { targetTokens } : {}),
     ...(keepRecent !== undefined ? { keepRecent } : {}),
@@ -112,6 +162,20 @@ export function parseCompactArguments(
     ...(apiKey !== undefined ? { apiKey } : {}),
     ...(offloadDir !== undefined ? { offloadDir } : {}),
   };
+}
+
+/** `--timeout`: whole milliseconds, at least 1 (`30000`, `30_000`). */
+function parseMilliseconds(value: string | boolean | undefined): number {
+  const text = String(value ?? '').trim();
+  const digits = text.replace(/_/g, '');
+  const parsed = /^\d+$/.test(digits) ? Number(digits) : Number.NaN;
+  if (!Number.isSafeInteger(parsed) || parsed < 1) {
+    throw new InvalidArgumentError({
+      message: `--timeout must be a whole number of milliseconds above 0, got "${text}"`,
+      argument: '--timeout',
+    });
+  }
+  return parsed;
 }
 
 /**
@@ -135,11 +199,15 @@ export interface CompactReportJson {
   history: HistoryMode;
   /** The whole request's budget: tool definitions + messages (system included). */
   budgetTokens: number;
-  /** Tokens of the body's tool definitions. */
+  /** Tokens of the output's tool definitions (the body's and any added). */
   toolTokens: number;
+  /** Memory tools added to the body's `tools` because the output refers to them. */
+  addedTools: string[];
   targetTokens: number;
   settings: Partial<CompressionSettings>;
   counter: string;
+  /** How the counter was chosen: the model or encoding, and the margin on every count. */
+  tokenizer: TokenizerChoice;
   summarizer: string;
   before: { messages: number; tokens: number; composition: Composition };
   after: { messages: number; tokens: number; composition: Composition };
@@ -156,22 +224,39 @@ export async function runCompact(
 ): Promise<number> {
   const started = performance.now();
   const { cwd } = context;
-  const input = await readConversation(resolve(cwd, options.file), options.file, dependencies);
-  const counter = dependencies.createTokenCounter(options.model ? { model: options.model } : {});
-  const summarizer = createSummarizer(options, counter, dependencies, context);
+  const fromStdin = options.file === STANDARD_STREAM;
+  const toStdout = (options.out ?? STANDARD_STREAM) === STANDARD_STREAM;
+  const input = fromStdin
+    ? parseConversationText(await readStandardInput(context), 'stdin', dependencies)
+    : await readConversation(resolve(cwd, options.file), options.file, dependencies);
+  const bodyModel = typeof input.envelope?.model === 'string' ? input.envelope.model : undefined;
+  const tokenizer = chooseTokenizer({
+    bodyModel,
+    summarizerModel: options.model,
+    encoding: options.encoding,
+    margin: options.margin,
+  });
+  const counter = createBodyCounter(tokenizer, dependencies);
+  const { summarizer, firstFailure } = createSummarizer(options, counter, dependencies, context);
   const offloadDir = resolve(
     cwd,
-    options.offloadDir ?? join(options.out ? dirname(options.out) : '.', '.ctxmem', 'offload'),
+    options.offloadDir ?? join(toStdout ? '.' : dirname(options.out ?? '.'), '.ctxmem', 'offload'),
   );
+  const offloadStore = dependencies.createFileOffloadStore({ root: offloadDir });
   const settings = keepRecentSettings(options.history, options.keepRecent);
   // The budget covers the whole request body: its tool definitions take their share first.
   const tools = Array.isArray(input.envelope?.tools) ? (input.envelope.tools as unknown[]) : [];
   const toolTokens = dependencies.countToolDefinitions(tools, counter);
-  const messageBudget = options.budgetTokens - toolTokens;
+  // A memory tool the output may refer to is reserved up front, so adding it keeps the budget.
+  const reloadTool = memoryToolToAdd(options, input, tools, offloadStore, dependencies);
+  const reserveTokens = reloadTool?.body
+    ? dependencies.countToolDefinitions([reloadTool.body], counter)
+    : 0;
+  const messageBudget = options.budgetTokens - toolTokens - reserveTokens;
   if (messageBudget < 1) {
     throw new BudgetExceededError({
-      message: `the body's ${tools.length} tool definitions alone take ${toolTokens} tokens of the budget of ${options.budgetTokens}`,
-      requiredTokens: toolTokens + 1,
+      message: `the body's ${tools.length} tool definitions alone take ${toolTokens + reserveTokens} tokens of the budget of ${options.budgetTokens}${reserveTokens > 0 ? ` (${reserveTokens} of them for reload_context; --no-tools leaves it out)` : ''}`,
+      requiredTokens: toolTokens + reserveTokens + 1,
       budgetTokens: options.budgetTokens,
     });
   }
@@ -179,11 +264,16 @@ export async function runCompact(
   const result = await dependencies.compact(input.messages, {
     budgetTokens: messageBudget,
     ...(options.targetTokens !== undefined
-      ? { targetTokens: Math.max(1, Math.min(options.targetTokens - toolTokens, messageBudget)) }
+      ? {
+          targetTokens: Math.max(
+            1,
+            Math.min(options.targetTokens - toolTokens - reserveTokens, messageBudget),
+          ),
+        }
       : {}),
     counter,
     summarizer,
-    offloadStore: dependencies.createFileOffloadStore({ root: offloadDir }),
+    offloadStore,
     scope: CLI_SCOPE,
     history: options.history,
     settings,
@@ -192,8 +282,28 @@ export async function runCompact(
     force: false,
   });
 
+  let serializedBody = dependencies.serializeConversation(
+    result.messages,
+    input.format,
+    input.envelope,
+    input.systemAsBlocks ? { systemAsBlocks: true } : {},
+  ) as unknown;
+  const addedTools: string[] = [];
+  let outputTools: readonly unknown[] = tools;
+  if (reloadTool && mentionsTool(JSON.stringify(serializedBody), reloadTool.name)) {
+    if (reloadTool.body && isRecord(serializedBody)) {
+      outputTools = [...tools, reloadTool.body];
+      serializedBody = { ...serializedBody, tools: outputTools };
+      addedTools.push(reloadTool.name);
+    } else {
+      context.stderr.write(
+        `note: the output refers to ${reloadTool.name}, but ${reloadTool.why ?? 'the body cannot hold it'}: define the tool in the request that sends it (--no-tools hides this note)\n`,
+      );
+    }
+  }
+  const outputToolTokens = dependencies.countToolDefinitions(outputTools, counter);
   const tokensBefore = counter.countMessages(input.messages) + toolTokens;
-  const tokensAfter = counter.countMessages(result.messages) + toolTokens;
+  const tokensAfter = counter.countMessages(result.messages) + outputToolTokens;
   // The budget is a guarantee: never write an over-budget result, even if a strategy misbehaved.
   if (tokensAfter > options.budgetTokens) {
     throw new BudgetExceededError({
@@ -203,20 +313,11 @@ export async function runCompact(
     });
   }
 
-  const serialized = `${JSON.stringify(
-    dependencies.serializeConversation(
-      result.messages,
-      input.format,
-      input.envelope,
-      input.systemAsBlocks ? { systemAsBlocks: true } : {},
-    ),
-    null,
-    2,
-  )}\n`;
-  if (options.out) {
-    await writeText(resolve(cwd, options.out), options.out, serialized);
-  } else {
+  const serialized = `${JSON.stringify(serializedBody, null, 2)}\n`;
+  if (toStdout) {
     context.stdout.write(serialized);
+  } else {
+    await writeText(resolve(cwd, options.out!), options.out!, serialized);
   }
 
   const offloadIds = result.report.strategies.flatMap((strategy) => strategy.offloadIds ?? []);
@@ -232,10 +333,12 @@ export async function runCompact(
       format: input.format,
       history: options.history,
       budgetTokens: options.budgetTokens,
-      toolTokens,
-      targetTokens: result.report.targetTokens + toolTokens,
+      toolTokens: outputToolTokens,
+      addedTools,
+      targetTokens: result.report.targetTokens + toolTokens + reserveTokens,
       settings,
       counter: counter.name,
+      tokenizer,
       summarizer: summarizer.name,
       before: { messages: input.messages.length, tokens: tokensBefore, composition: before },
       after: { messages: result.messages.length, tokens: tokensAfter, composition: after },
@@ -244,16 +347,14 @@ export async function runCompact(
       cards: result.cards,
       durationMs,
     };
-    await writeText(
-      resolve(cwd, options.reportJson),
-      options.reportJson,
-      `${JSON.stringify(reportJson, null, 2)}\n`,
-    );
+    const text = `${JSON.stringify(reportJson, null, 2)}\n`;
+    if (options.reportJson === STANDARD_STREAM) context.stdout.write(text);
+    else await writeText(resolve(cwd, options.reportJson), options.reportJson, text);
   }
 
   context.stderr.write(
     renderCompactReport({
-      file: options.file,
+      file: fromStdin ? 'stdin' : options.file,
       format: input.format,
       counterName: counter.name,
       summarizerName: summarizer.name,
@@ -263,17 +364,77 @@ export async function runCompact(
       tokensBefore,
       tokensAfter,
       budgetTokens: options.budgetTokens,
-      toolTokens,
+      toolTokens: outputToolTokens,
       report: result.report,
       before,
       after,
       offloadIds,
       offloadDir: displayOffloadDir,
-      out: options.out,
+      out: toStdout ? undefined : options.out,
       durationMs,
     }),
   );
+  const failure = firstFailure();
+  if (failure !== undefined) {
+    context.stderr.write(
+      `The model endpoint failed once (${oneLine(failure)}); the rest of the run summarized offline without calling it again\n`,
+    );
+  }
+  if (addedTools.length > 0) {
+    context.stderr.write(
+      `Added the ${addedTools.join(', ')} tool definition to "tools" (the output refers to it; --no-tools leaves it out)\n`,
+    );
+  }
   return 0;
+}
+
+/**
+ * The `reload_context` definition in the body's own format, when the output may need it: tools
+ * are on, the body has an envelope to hold them (or is a bare array, which gets a note instead),
+ * its `tools` is an array, and it does not define the tool already.
+ */
+function memoryToolToAdd(
+  options: CompactCommandOptions,
+  input: { format: ConversationFormat; envelope: Record<string, unknown> | undefined },
+  tools: readonly unknown[],
+  offloadStore: OffloadStore,
+  dependencies: CliDependencies,
+): { name: string; body: Record<string, unknown> | undefined; why?: string } | undefined {
+  if (!options.tools) return undefined;
+  const tool = dependencies.reloadContextTool(offloadStore);
+  if (input.envelope === undefined) {
+    return { name: tool.name, body: undefined, why: 'a bare messages array has no tools field' };
+  }
+  if (input.envelope.tools !== undefined && !Array.isArray(input.envelope.tools)) {
+    return { name: tool.name, body: undefined, why: 'the body\'s "tools" is not an array' };
+  }
+  if (tools.some((existing) => toolName(existing) === tool.name)) return undefined;
+  return { name: tool.name, body: toolForBody(tool, input.format) };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** All of stdin as text; refuses a terminal, where it would wait for typing. */
+async function readStandardInput(context: CliContext): Promise<string> {
+  const { stdin } = context;
+  if (stdin === undefined) {
+    throw new InvalidArgumentError({ message: 'no stdin to read "-" from', argument: 'file' });
+  }
+  if ((stdin as { isTTY?: boolean }).isTTY === true) {
+    throw new InvalidArgumentError({
+      message:
+        '"-" reads the body from stdin, but stdin is a terminal: pipe a file in (ctxmem compact - < body.json)',
+      argument: 'file',
+    });
+  }
+  const decoder = new TextDecoder();
+  let text = '';
+  for await (const chunk of stdin) {
+    text += typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
+  }
+  return text + decoder.decode();
 }
 
 function createSummarizer(
@@ -281,9 +442,11 @@ function createSummarizer(
   counter: TokenCounter,
   dependencies: CliDependencies,
   context: CliContext,
-): Summarizer {
+): { summarizer: Summarizer; firstFailure: () => string | undefined } {
   const extractive = dependencies.createExtractiveSummarizer({ counter });
-  if (!options.model || !options.apiKey) return extractive;
+  if (!options.model || !options.apiKey) {
+    return { summarizer: extractive, firstFailure: () => undefined };
+  }
   const complete = createOpenAICompatibleComplete({
     apiKey: options.apiKey,
     model: options.model,
@@ -294,9 +457,29 @@ function createSummarizer(
     complete,
     counter,
     contextWindow: dependencies.resolveContextWindow(options.model) ?? UNKNOWN_MODEL_CONTEXT_WINDOW,
+    timeoutMs: options.timeoutMs,
     name: `model:${options.model}`,
   });
-  return dependencies.withFallback(model, extractive);
+  // Kept for the report: later calls only say that the circuit is open.
+  let failure: string | undefined;
+  const recorded: Summarizer = {
+    name: model.name,
+    async summarize(request) {
+      try {
+        return await model.summarize(request);
+      } catch (error) {
+        failure ??= error instanceof Error ? error.message : String(error);
+        throw error;
+      }
+    },
+  };
+  // One failure (a timeout, an outage) opens the circuit: the rest of this run summarizes offline
+  // at once instead of waiting for the endpoint again on every call.
+  const breaker = dependencies.withCircuitBreaker(recorded, { failures: 1 });
+  return {
+    summarizer: dependencies.withFallback(breaker, extractive),
+    firstFailure: () => failure,
+  };
 }
 
 async function writeText(path: string, displayName: string, text: string): Promise<void> {

@@ -7,9 +7,11 @@ import {
   createModelSummarizer,
   createTokenCounter,
   parseConversation,
+  reloadContextTool,
   resolveBudget,
   resolveContextWindow,
   serializeConversation,
+  withCircuitBreaker,
   withFallback,
 } from '@ctxmem/core';
 import type { CliDependencies } from './dependencies.js';
@@ -23,6 +25,8 @@ export const defaultDependencies: CliDependencies = {
   createExtractiveSummarizer,
   createModelSummarizer,
   withFallback,
+  withCircuitBreaker,
+  reloadContextTool,
   createFileOffloadStore,
   createInMemoryOffloadStore,
   resolveContextWindow,

@@ -26,6 +26,8 @@ export type CliDependencies = Pick<
   | 'createExtractiveSummarizer'
   | 'createModelSummarizer'
   | 'withFallback'
+  | 'withCircuitBreaker'
+  | 'reloadContextTool'
   | 'createFileOffloadStore'
   | 'createInMemoryOffloadStore'
   | 'resolveContextWindow'

@@ -1,14 +1,16 @@
 export const MAIN_HELP = `ctxmem — keep LLM conversations inside their token budget
 
 Usage
-  ctxmem compact <file.json> --budget <tokens> [options]
+  ctxmem compact <file.json | -> --budget <tokens> [options]
   ctxmem inspect <file.json> [--context-window <tokens>] [--model <id>]
+  ctxmem inspect <file.json|session> --html <report.html> | --serve [options]
   ctxmem reload <id> [--offload-dir <dir>]
   ctxmem memory <add|search|list|remove|stats> --store <dir> [options]
 
 Commands
   compact   Compress a conversation to a token budget and print it in the same format
-  inspect   Show what a conversation spends its tokens on and what a compaction would do
+  inspect   Show what a conversation spends its tokens on and what a compaction would do;
+            --html / --serve: a page of every call's window, compactions, summary and offloads
   reload    Print a payload that compact offloaded, by the id shown in its preview
   memory    Add, search, list and remove long-term memory cards in a store folder
 
@@ -16,19 +18,25 @@ Options
   -h, --help     Show help (also: ctxmem <command> --help)
   -v, --version  Show the version
 
-Conversations are JSON in OpenAI Chat Completions format (a messages array or a request body
-with "messages") or AI SDK ModelMessage format; the format is detected.
-Set CTXMEM_DEBUG=1 to see stack traces.
+Conversations are JSON in OpenAI Chat Completions, Anthropic Messages (a messages array or a
+request body with "messages") or AI SDK ModelMessage format; the format is detected.
+Relative paths resolve against the folder you started from (CTXMEM_CALLER_CWD when a wrapper
+such as scripts/run.sh changes directory). Set CTXMEM_DEBUG=1 to see stack traces.
+
+Exit codes: 0 done, 1 failed (a file, the input or the budget), 2 usage error (bad arguments).
 `;
 
-export const COMPACT_HELP = `Usage: ctxmem compact <file.json> --budget <tokens> [options]
+export const COMPACT_HELP = `Usage: ctxmem compact <file.json | -> --budget <tokens> [options]
 
 Compresses a conversation until it fits the budget and writes it in the same format and
 envelope as the input (stdout unless --out). A report goes to stderr: tokens before and after
 each strategy, summarizer calls, duration, and the window's composition before and after.
+"-" as the file reads the body from stdin. Relative paths resolve against the folder you
+started from, also through bash scripts/run.sh or pnpm ctxmem (CTXMEM_CALLER_CWD).
 
 Options
-  --budget <tokens>        Hard limit for the result (required). Accepts 8000, 8_000 or 8k.
+  --budget <tokens>        Hard limit for the whole request: tool definitions + messages
+                           (required). Accepts 8000, 8_000 or 8k.
   --target <tokens>        Compress until at or under this many tokens (default: the budget).
                            A target below the budget leaves headroom for the next turns.
   --keep-recent <n>        How much recent history stays verbatim:
@@ -36,33 +44,65 @@ Options
                              --history recent-only  → the last n rounds (recentRounds, default 3)
                              --history summary-only → not allowed (only the current round is kept)
   --history <mode>         compressed (default) | recent-only | summary-only
-  --out <file>             Write the result to a file instead of stdout.
-  --report-json <file>     Also write the report as JSON.
+  --out <file | ->         Write the result to a file (default: - for stdout).
+  --report-json <file | -> Also write the report as JSON (- for stdout, with --out <file>).
+  --encoding <name>        Count with o200k_base or cl100k_base whatever the body's model.
+                           Default: from the body's "model" (gpt-4 and gpt-3.5 → cl100k_base,
+                           gpt-4o, gpt-4.1, gpt-5, o-series and every other model → o200k_base),
+                           else from --model, else o200k_base.
+  --margin <factor>        Multiply every count by this (1 to 3). Default: 1.2 when the model
+                           is not OpenAI's (Claude, Gemini, Llama…: no public tokenizer, so
+                           o200k_base is an estimate), 1 for OpenAI models and bodies without one.
   --model <id>             Summarize with this model through an OpenAI-compatible API
                            (OPENAI_API_KEY required; OPENAI_BASE_URL, default
                            https://api.openai.com/v1). The offline extractive summarizer is
-                           the fallback, and the default without --model. Also selects the
-                           tokenizer for counting.
+                           the fallback, and the default without --model.
+  --timeout <ms>           How long one summary waits for the --model endpoint (default 30000).
+                           On expiry, or any failure, that summary and the rest of the run use
+                           the offline summarizer.
+  --no-tools               When the output refers to reload_context (offloaded payloads), do not
+                           add its definition to the body's "tools" (added by default, in the
+                           body's format, and counted in the budget).
   --offload-dir <dir>      Where large payloads are offloaded (default: .ctxmem/offload next
                            to --out, or in the current folder). Bring one back later with
                            ctxmem reload <id> --offload-dir <dir>.
   -h, --help               Show this help.
 
-Exit codes: 0 done, 1 failed (unreadable file, invalid JSON, unknown format, budget too small),
-2 usage error (bad or unknown option).
+Exit codes: 0 done, 1 failed (unreadable file, invalid JSON, unknown format, budget too small,
+output not writable), 2 usage error (bad or unknown option, "-" without piped stdin).
 `;
 
 export const INSPECT_HELP = `Usage: ctxmem inspect <file.json> [options]
+       ctxmem inspect <file.json|session> --html <report.html> | --serve [options]
 
 Shows how many tokens a conversation uses and on what (system, summary, tool calls, tool
 results, user, assistant), its largest messages, and what a compaction at the window's budget
 would do (a dry run: nothing is written).
+
+With --html or --serve it builds the inspector page instead: the conversation is replayed call
+by call through the context manager (extractive summaries, nothing written, no model called),
+and the page shows a timeline of the calls and compactions (strategies, tokens before and
+after, summarizer or fallback), each call's window as a stacked bar against the budget, the
+rolling summary with a diff against the previous one, every offloaded payload with its
+original, and the memory cards injected. The page is one static file: no script, no network.
+When no such file exists, the argument is a session id in a file store (--store): its stored
+history is replayed and its recorded working state and offloads are shown too.
 
 Options
   --context-window <tokens>  The model's context window (default: from --model, else 128k).
   --model <id>               Model id: selects the tokenizer and, without --context-window,
                              the window (for example gpt-4o, claude-sonnet-4, gemini-2.5-pro).
   --top <n>                  How many of the largest messages to list (default 10).
+  --html <file>              Write the inspector page to this file.
+  --serve                    Serve the page on 127.0.0.1 (read-only, a random token in the
+                             address, required on every request) until Ctrl+C.
+  --port <n>                 The port for --serve (default: a random free port).
+  --budget <tokens>          The messages' budget of the replay (no output reserve on top);
+                             default: the window's budget.
+  --store <dir>              The file store of a session (default: .ctxmem).
+  --user <id>  --agent <id>  The rest of the session's scope in the store.
+  --memory-store <dir>       Search this memory card store (ctxmem memory) on every call and
+                             show the cards injected, with their scores.
   -h, --help                 Show this help.
 `;
 

@@ -19,22 +19,71 @@ import type { CliContext } from './run-cli.js';
 export const DEFAULT_CONTEXT_WINDOW = 128_000;
 
 export interface InspectCommandOptions {
+  /** A conversation file, or (with --html / --serve) a session id in a store. */
   file: string;
   contextWindow?: number;
   model?: string;
   top: number;
+  /** Write the inspector page to this file. */
+  html?: string;
+  /** Serve the inspector page on 127.0.0.1 until Ctrl+C. @default false */
+  serve?: boolean;
+  /** @default a random free port */
+  port?: number;
+  /** The messages' budget of the page's dry run. @default the window's budget */
+  budgetTokens?: number;
+  /** The file store a session is read from. @default `<cwd>/.ctxmem` */
+  store?: string;
+  userId?: string;
+  agentId?: string;
+  /** A memory card store searched for injections during the replay. @default none */
+  memoryStore?: string;
 }
+
+const PAGE_ONLY = ['budget', 'port', 'store', 'user', 'agent', 'memory-store'] as const;
 
 export function parseInspectArguments(argv: readonly string[]): InspectCommandOptions {
   const { values, positionals } = parseArguments(argv, {
     'context-window': { type: 'string' },
     model: { type: 'string' },
     top: { type: 'string' },
+    html: { type: 'string' },
+    serve: { type: 'boolean' },
+    port: { type: 'string' },
+    budget: { type: 'string' },
+    store: { type: 'string' },
+    user: { type: 'string' },
+    agent: { type: 'string' },
+    'memory-store': { type: 'string' },
   });
-  const file = singleFile(positionals, 'inspect');
+  const file = singleFile(positionals, 'inspect', {
+    noun: 'a conversation file or session id',
+    placeholder: '<file.json|session>',
+  });
   const model = optionalString(values.model, '--model');
+  const page = values.html !== undefined || values.serve === true;
+  const misplaced = PAGE_ONLY.find((flag) => values[flag] !== undefined);
+  if (!page && misplaced !== undefined) {
+    throw new InvalidArgumentError({
+      message: `--${misplaced} only applies with --html <file> or --serve`,
+      argument: `--${misplaced}`,
+    });
+  }
+  const strings = {
+    html: optionalString(values.html, '--html'),
+    store: optionalString(values.store, '--store'),
+    userId: optionalString(values.user, '--user'),
+    agentId: optionalString(values.agent, '--agent'),
+    memoryStore: optionalString(values['memory-store'], '--memory-store'),
+  };
   return {
     file,
+    ...Object.fromEntries(Object.entries(strings).filter(([, value]) => value !== undefined)),
+    ...(values.serve === true ? { serve: true } : {}),
+    ...(values.port !== undefined ? { port: parsePort(values.port) } : {}),
+    ...(values.budget !== undefined
+      ? { budgetTokens: parseTokenCount(values.budget, '--budget') }
+      : {}),
     top: values.top === undefined ? 10 : parseCount(values.top, '--top'),
     ...(values['context-window'] !== undefined
       ? { contextWindow: parseTokenCount(values['context-window'], '--context-window') }
@@ -48,6 +97,29 @@ export async function runInspect(
   context: CliContext,
   dependencies: CliDependencies,
 ): Promise<number> {
+  if (options.html !== undefined || options.serve) {
+    // Loaded on use: the page, the replay and the server are not needed for the text report.
+    const { runInspector } = await import('./inspector/index.js');
+    return runInspector(
+      {
+        target: options.file,
+        contextWindow: resolveWindow(options, dependencies),
+        serve: options.serve ?? false,
+        ...pick(options, [
+          'html',
+          'port',
+          'budgetTokens',
+          'model',
+          'store',
+          'userId',
+          'agentId',
+          'memoryStore',
+        ]),
+      },
+      context,
+      dependencies,
+    );
+  }
   const input = await readConversation(
     resolve(context.cwd, options.file),
     options.file,
@@ -125,6 +197,27 @@ async function dryRun(
       `  cannot fit: the smallest valid prompt needs ${formatNumber(error.requiredTokens)} tokens, the budget is ${formatNumber(error.budgetTokens)} (${oneLine(error.message)})`,
     ];
   }
+}
+
+function pick<Value extends object, Key extends keyof Value>(
+  value: Value,
+  keys: readonly Key[],
+): Partial<Pick<Value, Key>> {
+  return Object.fromEntries(
+    keys.filter((key) => value[key] !== undefined).map((key) => [key, value[key]]),
+  ) as Partial<Pick<Value, Key>>;
+}
+
+/** A TCP port, 1 to 65535 (0 would mean "any", which is the default without --port). */
+function parsePort(value: string | boolean | undefined): number {
+  const port = parseCount(value, '--port');
+  if (port < 1 || port > 65_535) {
+    throw new InvalidArgumentError({
+      message: `--port must be between 1 and 65535, got ${port}`,
+      argument: '--port',
+    });
+  }
+  return port;
 }
 
 function resolveWindow(

@@ -22,6 +22,15 @@ export async function readConversation(
       cause,
     });
   }
+  return parseConversationText(text, displayName, dependencies);
+}
+
+/** Parses conversation JSON that was read already (stdin); errors as `readConversation`'s. */
+export function parseConversationText(
+  text: string,
+  displayName: string,
+  dependencies: Pick<CliDependencies, 'parseConversation'>,
+): ParsedConversation {
   const json = parseJson(text, displayName);
   try {
     return dependencies.parseConversation(json);

@@ -253,7 +253,19 @@ describe('ctxmem compact', () => {
     const output = JSON.parse(result.stdout) as Record<string, unknown>;
     expect(Object.keys(output).sort()).toEqual(Object.keys(input).sort());
     expect(output.model).toEqual(input.model);
-    expect(output.tools).toEqual(input.tools);
+    // The previews ask for reload_context, so its definition joins the body's own tools.
+    expect(result.stdout).toContain('reload_context(');
+    expect(output.tools).toEqual([
+      ...(input.tools as unknown[]),
+      {
+        type: 'function',
+        function: expect.objectContaining({
+          name: 'reload_context',
+          parameters: expect.any(Object),
+        }),
+      },
+    ]);
+    expect(result.stderr).toContain('Added the reload_context tool definition');
     const parsed = parseConversation(output);
     expect(parsed.format).toBe('openai-chat');
     expect(createTokenCounter().countMessages(parsed.messages)).toBeLessThanOrEqual(8000);
@@ -295,9 +307,16 @@ describe('ctxmem compact', () => {
     const compacted = parseConversation(
       JSON.parse(await readFile(join(directory, 'compacted.json'), 'utf8')),
     );
-    const toolTokens = countToolDefinitions(
-      (JSON.parse(await readFile(agentSession, 'utf8')) as { tools: unknown[] }).tools,
-      counter,
+    const written = JSON.parse(await readFile(join(directory, 'compacted.json'), 'utf8')) as {
+      tools: unknown[];
+    };
+    // The budget holds the body's tools and the reload_context definition that was added.
+    const toolTokens = countToolDefinitions(written.tools, counter);
+    expect(toolTokens).toBeGreaterThan(
+      countToolDefinitions(
+        (JSON.parse(await readFile(agentSession, 'utf8')) as { tools: unknown[] }).tools,
+        counter,
+      ),
     );
     const tokensAfter = counter.countMessages(compacted.messages) + toolTokens;
 
@@ -310,6 +329,8 @@ describe('ctxmem compact', () => {
       history: 'compressed',
       budgetTokens: 8000,
       toolTokens,
+      addedTools: ['reload_context'],
+      tokenizer: { model: 'gpt-4o-2024-08-06', margin: 1 },
       targetTokens: 6000,
       settings: { minMessagesToKeep: 2 },
       counter: counter.name,

@@ -18,6 +18,10 @@ import { oneLine } from './render-report.js';
 export interface CliContext {
   stdout: { write(text: string): unknown };
   stderr: { write(text: string): unknown };
+  /** Read when an input argument is `-`. @default none: `-` is then a usage error */
+  stdin?: (AsyncIterable<string | Uint8Array> | Iterable<string | Uint8Array>) & {
+    isTTY?: boolean;
+  };
   /** Relative paths in arguments resolve against this folder. */
   cwd: string;
   /** Read for `OPENAI_API_KEY`, `OPENAI_BASE_URL` and `CTXMEM_DEBUG`. */

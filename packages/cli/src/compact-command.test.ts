@@ -1,0 +1,412 @@
+import { execFile, spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { countToolDefinitions, createTokenCounter, parseConversation } from '@ctxmem/core';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { hasPublicTokenizer } from './body-tokenizer.js';
+import { callerDirectory } from './caller-directory.js';
+import { type CliContext, type CompactReportJson, runCli } from './index.js';
+
+const execFileAsync = promisify(execFile);
+const repositoryRoot = fileURLToPath(new URL('../../../', import.meta.url));
+const agentSession = join(repositoryRoot, 'examples/conversations/agent-session.json');
+
+let directory: string;
+
+beforeEach(async () => {
+  directory = await mkdtemp(join(tmpdir(), 'ctxmem-compact-'));
+});
+
+afterEach(async () => {
+  await rm(directory, { recursive: true, force: true });
+});
+
+async function run(argv: string[], overrides: Partial<CliContext> = {}) {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(argv, {
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text) },
+    cwd: directory,
+    env: {},
+    ...overrides,
+  });
+  return { code, stdout, stderr };
+}
+
+async function readJson<T>(name: string): Promise<T> {
+  return JSON.parse(await readFile(join(directory, name), 'utf8')) as T;
+}
+
+/** A body whose history is mostly one large tool result, so compaction offloads it. */
+function bodyWithLargeToolResult(format: 'openai-chat' | 'anthropic', model: string) {
+  const payload = `row ${'0123456789 abcdefghij '.repeat(4)}\n`.repeat(600);
+  if (format === 'anthropic') {
+    return {
+      model,
+      max_tokens: 1024,
+      system: 'You are an operations agent.',
+      tools: [{ name: 'read_log', description: 'Read a log', input_schema: { type: 'object' } }],
+      messages: [
+        { role: 'user', content: 'Read the deploy log.' },
+        {
+          role: 'assistant',
+          content: [{ type: 'tool_use', id: 'toolu_1', name: 'read_log', input: {} }],
+        },
+        {
+          role: 'user',
+          content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: payload }],
+        },
+        { role: 'assistant', content: 'The log is long; the deploy succeeded.' },
+        { role: 'user', content: 'Which step was slowest?' },
+      ],
+    };
+  }
+  return {
+    model,
+    tools: [
+      {
+        type: 'function',
+        function: { name: 'read_log', description: 'Read a log', parameters: { type: 'object' } },
+      },
+    ],
+    messages: [
+      { role: 'system', content: 'You are an operations agent.' },
+      { role: 'user', content: 'Read the deploy log.' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id: 'call_1', type: 'function', function: { name: 'read_log', arguments: '{}' } },
+        ],
+      },
+      { role: 'tool', tool_call_id: 'call_1', content: payload },
+      { role: 'assistant', content: 'The log is long; the deploy succeeded.' },
+      { role: 'user', content: 'Which step was slowest?' },
+    ],
+  };
+}
+
+describe('ctxmem compact: paths resolve against the caller', () => {
+  it('takes CTXMEM_CALLER_CWD when it is absolute, else the process folder', () => {
+    expect(callerDirectory({ CTXMEM_CALLER_CWD: '/home/me/work' }, '/repo')).toBe('/home/me/work');
+    expect(callerDirectory({}, '/repo')).toBe('/repo');
+    expect(callerDirectory({ CTXMEM_CALLER_CWD: '' }, '/repo')).toBe('/repo');
+    expect(callerDirectory({ CTXMEM_CALLER_CWD: 'relative/dir' }, '/repo')).toBe('/repo');
+  });
+
+  it('scripts/run.sh exports the folder it was started from before changing to the repository', async () => {
+    const { stdout } = await execFileAsync(
+      'bash',
+      [
+        join(repositoryRoot, 'scripts/run.sh'),
+        'node',
+        '-e',
+        'process.stdout.write(JSON.stringify([process.env.CTXMEM_CALLER_CWD, process.cwd()]))',
+      ],
+      { cwd: directory, env: { ...process.env, CTXMEM_CALLER_CWD: '' } },
+    );
+    const [caller, processDirectory] = JSON.parse(stdout) as [string, string];
+    expect(caller).toBe(directory);
+    expect(processDirectory).toBe(repositoryRoot.replace(/\/$/, ''));
+  });
+
+  it('the binary started in another folder reads stdin and writes --out in the caller’s folder', async () => {
+    const bin = fileURLToPath(new URL('./bin.ts', import.meta.url));
+    const body = await readFile(agentSession, 'utf8');
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', bin, 'compact', '-', '--budget', '8000', '--out', 'small.json'],
+      { cwd: repositoryRoot, env: { ...process.env, CTXMEM_CALLER_CWD: directory } },
+    );
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdin.end(body);
+    const code = await new Promise<number | null>((done) => child.on('close', done));
+    expect(code, stderr).toBe(0);
+    const written = await readJson<{ model: string; messages: unknown[] }>('small.json');
+    expect(written.model).toBe('gpt-4o-2024-08-06');
+    expect(stderr).toContain('Wrote small.json');
+    // Offloads land next to --out, in the caller's folder too.
+    expect(stderr).toMatch(/\.ctxmem\/offload/);
+    expect((await readFile(join(directory, 'small.json'), 'utf8')).length).toBeGreaterThan(100);
+  });
+
+  it('resolves input, --out, --report-json and --offload-dir against the context folder', async () => {
+    await writeFile(join(directory, 'body.json'), await readFile(agentSession, 'utf8'));
+    const result = await run([
+      'compact',
+      'body.json',
+      '--budget',
+      '8k',
+      '--out',
+      'out.json',
+      '--report-json',
+      'report.json',
+      '--offload-dir',
+      'payloads',
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+    const report = await readJson<CompactReportJson>('report.json');
+    expect(report.offload.dir).toBe(join(directory, 'payloads'));
+    expect((await readJson<{ messages: unknown[] }>('out.json')).messages.length).toBeGreaterThan(
+      1,
+    );
+  });
+});
+
+describe('ctxmem compact: - for stdin and stdout', () => {
+  it('reads the body from stdin and writes the result to stdout', async () => {
+    const body = await readFile(agentSession, 'utf8');
+    // Chunks split inside a multi-byte character must still decode.
+    const bytes = new TextEncoder().encode(body.replace('"user"', '"user" ') + ' ');
+    const chunks = [bytes.slice(0, 1001), bytes.slice(1001)];
+    const result = await run(['compact', '-', '--budget', '8000', '--out', '-'], {
+      stdin: chunks,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    const output = parseConversation(JSON.parse(result.stdout));
+    expect(output.format).toBe('openai-chat');
+    expect(result.stderr).toMatch(/stdin/);
+  });
+
+  it('writes the JSON report to stdout when the result goes to a file', async () => {
+    const result = await run(
+      ['compact', '-', '--budget', '8000', '--out', 'out.json', '--report-json', '-'],
+      { stdin: [await readFile(agentSession, 'utf8')] },
+    );
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout) as CompactReportJson;
+    expect(report.file).toBe('-');
+    expect(report.after.tokens).toBeLessThanOrEqual(8000);
+  });
+
+  it('rejects stdin that is a terminal or absent, and two results on stdout, as usage errors', async () => {
+    const terminal = Object.assign([] as string[], { isTTY: true });
+    for (const [argv, overrides, pattern] of [
+      [['compact', '-', '--budget', '8k'], { stdin: terminal }, /stdin is a terminal/],
+      [['compact', '-', '--budget', '8k'], {}, /no stdin/],
+      [
+        ['compact', '-', '--budget', '8k', '--report-json', '-'],
+        { stdin: ['{}'] },
+        /--report-json - needs --out/,
+      ],
+    ] as const) {
+      const result = await run([...argv], overrides as Partial<CliContext>);
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toMatch(pattern);
+    }
+  });
+
+  it('reports invalid JSON on stdin as a failure naming stdin', async () => {
+    const result = await run(['compact', '-', '--budget', '8k'], { stdin: ['{"messages": ['] });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/stdin is not valid JSON/);
+  });
+});
+
+describe('ctxmem compact: the tokenizer follows the body’s model', () => {
+  async function compactWithModel(model: string | undefined, extra: string[] = []) {
+    const body = JSON.parse(await readFile(agentSession, 'utf8')) as Record<string, unknown>;
+    if (model === undefined) delete body.model;
+    else body.model = model;
+    await writeFile(join(directory, 'body.json'), JSON.stringify(body));
+    const result = await run([
+      'compact',
+      'body.json',
+      '--budget',
+      '100k',
+      '--out',
+      'out.json',
+      '--report-json',
+      'report.json',
+      ...extra,
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+    return readJson<CompactReportJson>('report.json');
+  }
+
+  it('counts gpt-4 with cl100k_base and gpt-4o with o200k_base, exactly', async () => {
+    const gpt4 = await compactWithModel('gpt-4');
+    const gpt4o = await compactWithModel('gpt-4o');
+    expect(gpt4.counter).toBe('tiktoken:cl100k_base');
+    expect(gpt4o.counter).toBe('tiktoken:o200k_base');
+    expect(gpt4.tokenizer).toEqual({ model: 'gpt-4', margin: 1 });
+    const body = parseConversation(JSON.parse(await readFile(agentSession, 'utf8')));
+    const cl100k = createTokenCounter({ encoding: 'cl100k_base' });
+    const tools = (body.envelope?.tools ?? []) as unknown[];
+    expect(gpt4.before.tokens).toBe(
+      cl100k.countMessages(body.messages) + countToolDefinitions(tools, cl100k),
+    );
+    expect(gpt4.before.tokens).not.toBe(gpt4o.before.tokens);
+  });
+
+  it('lets --encoding win over the body’s model', async () => {
+    const report = await compactWithModel('gpt-4', ['--encoding', 'o200k_base']);
+    expect(report.counter).toBe('tiktoken:o200k_base');
+    expect(report.tokenizer).toEqual({ encoding: 'o200k_base', margin: 1 });
+  });
+
+  it('counts Gemini and other models with o200k_base and a 1.2 margin, which --margin changes', async () => {
+    const exact = await compactWithModel(undefined);
+    expect(exact.counter).toBe('tiktoken:o200k_base');
+    // (A claude model makes the body Anthropic; the Anthropic test below checks its counter.)
+    for (const model of ['gemini-2.5-pro', 'mistral-large-latest']) {
+      const report = await compactWithModel(model);
+      expect(report.counter).toBe('tiktoken:o200k_base×1.2');
+      expect(report.before.tokens).toBeGreaterThan(exact.before.tokens * 1.15);
+    }
+    const unmargined = await compactWithModel('gemini-2.5-pro', ['--margin', '1']);
+    expect(unmargined.counter).toBe('tiktoken:o200k_base');
+    expect(unmargined.before.tokens).toBe(exact.before.tokens);
+  });
+
+  it('knows which model ids have a public tokenizer', () => {
+    for (const model of [
+      'gpt-4o',
+      'openai/gpt-4.1',
+      'azure:gpt-4',
+      'ft:gpt-4o-mini:org::x',
+      'o3',
+    ]) {
+      expect(hasPublicTokenizer(model), model).toBe(true);
+    }
+    for (const model of [
+      'claude-opus-4',
+      'anthropic/claude-3-5-haiku',
+      'gemini-2.5-pro',
+      'llama3',
+    ]) {
+      expect(hasPublicTokenizer(model), model).toBe(false);
+    }
+  });
+
+  it('rejects a bad --encoding, --margin and --timeout as usage errors', async () => {
+    for (const [flag, value] of [
+      ['--encoding', 'p50k_base'],
+      ['--margin', '0.5'],
+      ['--margin', 'lots'],
+      ['--timeout', '0'],
+      ['--timeout', '5s'],
+    ] as const) {
+      const result = await run(['compact', agentSession, '--budget', '8k', flag, value]);
+      expect(result.code, `${flag} ${value}`).toBe(2);
+      expect(result.stderr).toContain(flag);
+    }
+  });
+});
+
+describe('ctxmem compact --timeout', () => {
+  it('gives up on a hanging endpoint after --timeout, once, and finishes offline', async () => {
+    let calls = 0;
+    // Never answers and ignores the abort signal: the worst endpoint there is.
+    const hangingFetch = (async () => {
+      calls++;
+      return new Promise<Response>(() => {});
+    }) as typeof globalThis.fetch;
+    const started = Date.now();
+    const result = await run(
+      ['compact', agentSession, '--budget', '6000', '--model', 'gpt-4o-mini', '--timeout', '200'],
+      { env: { OPENAI_API_KEY: 'sk-test' }, fetch: hangingFetch },
+    );
+    const elapsed = Date.now() - started;
+    expect(result.code, result.stderr).toBe(0);
+    expect(calls).toBe(1);
+    expect(result.stderr).toMatch(/fell back from model:gpt-4o-mini/);
+    expect(result.stderr).toMatch(
+      /The model endpoint failed once \(.*timed out after 200 ms\); the rest of the run summarized offline/,
+    );
+    expect(elapsed).toBeLessThan(10_000);
+    const output = parseConversation(JSON.parse(result.stdout));
+    expect(output.messages.length).toBeGreaterThan(1);
+  });
+});
+
+describe('ctxmem compact: memory tools in the output', () => {
+  it('adds reload_context in the OpenAI format, within the budget', async () => {
+    await writeFile(
+      join(directory, 'body.json'),
+      JSON.stringify(bodyWithLargeToolResult('openai-chat', 'gpt-4o')),
+    );
+    const result = await run(['compact', 'body.json', '--budget', '3000']);
+    expect(result.code, result.stderr).toBe(0);
+    const output = JSON.parse(result.stdout) as { tools: Array<Record<string, unknown>> };
+    expect(result.stdout).toContain('reload_context(');
+    expect(output.tools).toHaveLength(2);
+    expect(output.tools[1]).toEqual({
+      type: 'function',
+      function: {
+        name: 'reload_context',
+        description: expect.stringContaining('offloaded'),
+        parameters: expect.objectContaining({ type: 'object', required: ['id'] }),
+      },
+    });
+    const counter = createTokenCounter({ model: 'gpt-4o' });
+    const parsed = parseConversation(output);
+    expect(
+      counter.countMessages(parsed.messages) + countToolDefinitions(output.tools, counter),
+    ).toBeLessThanOrEqual(3000);
+  });
+
+  it('adds reload_context in the Anthropic format, and not twice', async () => {
+    await writeFile(
+      join(directory, 'body.json'),
+      JSON.stringify(bodyWithLargeToolResult('anthropic', 'claude-sonnet-4-5')),
+    );
+    const first = await run(['compact', 'body.json', '--budget', '3000', '--out', 'once.json']);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).toContain('counted with tiktoken:o200k_base×1.2');
+    const once = await readJson<{ tools: Array<Record<string, unknown>> }>('once.json');
+    expect(once.tools.map((tool) => tool.name)).toEqual(['read_log', 'reload_context']);
+    expect(once.tools[1]).toMatchObject({ input_schema: { type: 'object' } });
+    const again = await run(['compact', 'once.json', '--budget', '3000', '--out', 'twice.json']);
+    expect(again.code, again.stderr).toBe(0);
+    const twice = await readJson<{ tools: unknown[] }>('twice.json');
+    expect(twice.tools).toEqual(once.tools);
+  });
+
+  it('leaves tools alone with --no-tools, and when nothing was offloaded', async () => {
+    const input = JSON.parse(await readFile(agentSession, 'utf8')) as { tools: unknown[] };
+    const without = await run(['compact', agentSession, '--budget', '8000', '--no-tools']);
+    expect(without.code).toBe(0);
+    expect(without.stdout).toContain('reload_context(');
+    expect((JSON.parse(without.stdout) as { tools: unknown[] }).tools).toEqual(input.tools);
+    const roomy = await run(['compact', agentSession, '--budget', '200k']);
+    expect(roomy.stdout).not.toContain('reload_context(');
+    expect((JSON.parse(roomy.stdout) as { tools: unknown[] }).tools).toEqual(input.tools);
+  });
+
+  it('notes the tool on stderr for a bare messages array, which has no tools field', async () => {
+    const body = bodyWithLargeToolResult('openai-chat', 'gpt-4o');
+    await writeFile(join(directory, 'bare.json'), JSON.stringify(body.messages));
+    const result = await run(['compact', 'bare.json', '--budget', '3000']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(Array.isArray(JSON.parse(result.stdout))).toBe(true);
+    expect(result.stderr).toMatch(/refers to reload_context, but a bare messages array/);
+  });
+
+  it('leaves a "tools" that is not an array as it is, with a note', async () => {
+    const body = { ...bodyWithLargeToolResult('openai-chat', 'gpt-4o'), tools: { read_log: {} } };
+    await writeFile(join(directory, 'record.json'), JSON.stringify(body));
+    const result = await run(['compact', 'record.json', '--budget', '3000']);
+    expect(result.code, result.stderr).toBe(0);
+    expect((JSON.parse(result.stdout) as { tools: unknown }).tools).toEqual({ read_log: {} });
+    expect(result.stderr).toMatch(
+      /refers to reload_context, but the body's "tools" is not an array/,
+    );
+  });
+});
+
+describe('ctxmem compact --help', () => {
+  it('documents stdin, the tokenizer, --timeout, --no-tools and the exit codes', async () => {
+    const { stdout } = await run(['compact', '--help']);
+    for (const text of ['-', '--encoding', '--margin', '--timeout', '--no-tools', 'Exit codes']) {
+      expect(stdout).toContain(text);
+    }
+    expect((await run(['--help'])).stdout).toMatch(/Exit codes: 0 done, 1 failed.*2 usage/);
+  });
+});
