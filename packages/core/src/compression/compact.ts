@@ -27,7 +27,7 @@ import {
   HISTORY_MODES,
   type HistoryMode,
 } from './pipeline.js';
-import { resolveCompressionSettings } from './settings.js';
+import { resolveSettingsForTarget } from './settings.js';
 
 export interface CompactOptions {
   /** The hard limit: the result never has more tokens than this (counted with `counter`). */
@@ -178,7 +178,7 @@ async function compactAdmitted(
     abortSignal,
     onEvent,
   } = options;
-  const resolvedSettings = resolveCompressionSettings(settings);
+  const resolvedSettings = resolveSettingsForTarget(settings, targetTokens);
   // Under target a message-count or manual trigger still has work to do: there is no token
   // excess to measure progress against, so the history-shaping strategies run regardless.
   const forced = options.force === true || trigger === 'manual' || trigger === 'message-count';

@@ -8,6 +8,11 @@ export {
   HISTORY_MODES,
   type HistoryMode,
 } from './pipeline.js';
-export { DEFAULT_COMPRESSION_SETTINGS, resolveCompressionSettings } from './settings.js';
+export {
+  DEFAULT_COMPRESSION_SETTINGS,
+  resolveCompressionSettings,
+  SUMMARY_MAX_TOKENS_CEILING,
+  SUMMARY_SHARE_OF_TARGET,
+} from './settings.js';
 export { summarizeRoundsStrategy } from './summarize-rounds.js';
 export { toolRunsStrategy } from './tool-runs.js';

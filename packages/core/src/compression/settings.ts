@@ -12,6 +12,36 @@ export const DEFAULT_COMPRESSION_SETTINGS: Readonly<CompressionSettings> = Objec
   recentRounds: 3,
 });
 
+/**
+ * When `summaryMaxTokens` is not set, the summary may take this share of the compaction target,
+ * but never less than `DEFAULT_COMPRESSION_SETTINGS.summaryMaxTokens` nor more than
+ * `SUMMARY_MAX_TOKENS_CEILING`: a long history compacted into a small budget gets a summary big
+ * enough to carry it, instead of a fixed 1,200 tokens beside verbatim turns. On LoCoMo at a
+ * 6,000-token budget (`pnpm bench:quality`) answers kept went from 116 / 82 (tuning / validation
+ * conversations) with a fixed 1,200 tokens to 139 / 108 with half the target.
+ */
+export const SUMMARY_SHARE_OF_TARGET = 0.5;
+
+/** The largest summary the budget-relative default allows (a user's `summaryMaxTokens` is not capped). */
+export const SUMMARY_MAX_TOKENS_CEILING = 8_000;
+
+/**
+ * `resolveCompressionSettings` for one compaction: a `summaryMaxTokens` the caller did not set
+ * follows the target (see `SUMMARY_SHARE_OF_TARGET`).
+ */
+export function resolveSettingsForTarget(
+  settings: Partial<CompressionSettings> | undefined,
+  targetTokens: number,
+): CompressionSettings {
+  const resolved = resolveCompressionSettings(settings);
+  if (settings?.summaryMaxTokens !== undefined) return resolved;
+  const byValue = Math.min(
+    SUMMARY_MAX_TOKENS_CEILING,
+    Math.floor(targetTokens * SUMMARY_SHARE_OF_TARGET),
+  );
+  return { ...resolved, summaryMaxTokens: Math.max(resolved.summaryMaxTokens, byValue) };
+}
+
 /** The smallest value each setting accepts. */
 const MINIMUM: Readonly<Record<keyof CompressionSettings, number>> = {
   toolRunThreshold: 1,
