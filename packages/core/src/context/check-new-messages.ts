@@ -4,8 +4,8 @@ import { InvalidMessageError } from '../errors/index.js';
 import { checkMessageShape } from '../messages/validate-messages.js';
 import { messageFingerprint } from './message-fingerprint.js';
 
-/** Fingerprints of messages whose shape was checked, kept per manager. */
-const REMEMBERED_SHAPES = 50_000;
+/** Fingerprints of messages whose shape was checked, kept per conversation. */
+const REMEMBERED_SHAPES = 10_000;
 
 /**
  * Checks the shape of every message the manager has not seen before and returns the fingerprints

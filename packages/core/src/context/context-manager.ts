@@ -245,6 +245,8 @@ interface SessionState {
   background?: Promise<void>;
   /** A compaction prepared in the background, adopted when the threshold is reached. */
   pending?: { entry: CompactionEntry; report: CompactionReport; cards: MemoryCardDraft[] };
+  /** The shape check of this conversation's messages: each distinct message is checked once. */
+  checkShapes?: ReturnType<typeof createShapeCheck>;
 }
 
 export interface ContextManager {
@@ -435,7 +437,6 @@ export function createContextManager(options: ContextManagerOptions = {}): Conte
   // Compactions by scope, budget and the exact messages they cover, so that a conversation is
   // summarized once at a given point even when other conversations share its scope.
   const compactions = new KeyedLru<{ entry: CompactionEntry }>(cacheSize);
-  const checkShapes = createShapeCheck();
   /** Tool definition counts by the definitions' JSON (a few tool sets per application). */
   const toolCounts = new KeyedLru<number>(64);
   const mutex = new KeyedMutex();
@@ -733,7 +734,8 @@ export function createContextManager(options: ContextManagerOptions = {}): Conte
     const state = session(key);
 
     // Malformed input fails here with a typed error, before anything is stored.
-    const { fingerprints: originalFingerprints, needsTextRepair } = checkShapes(original);
+    const { fingerprints: originalFingerprints, needsTextRepair } = (state.checkShapes ??=
+      createShapeCheck())(original);
 
     // The original history is recorded as the host gave it, before any repair.
     if (historyStore) {
