@@ -6,16 +6,19 @@ import {
   type WorkingState,
 } from '@ctxmem/core';
 import {
+  assertAppendPosition,
   assertExpectedVersion,
   decodeState,
   encodeState,
   normalizeRange,
   normalizeTurns,
   numberPrepared,
+  type PreparedMessage,
   parseMessage,
+  planPositionalAppend,
   prepareMessages,
 } from '@ctxmem/core/driver-kit';
-import { inTransaction, withStorageErrors } from './connection.js';
+import { inTransaction, type PostgresQueryable, withStorageErrors } from './connection.js';
 import { resolveScope, type StoreContext } from './context.js';
 
 interface MessageRow {
@@ -31,7 +34,8 @@ interface MessageRow {
  * - `append` is one statement: it moves the scope's head row (`history_heads`, an upsert that
  *   locks the row until commit) by the batch size and inserts the batch at the positions it
  *   reserved, so concurrent appends from any number of processes get contiguous, gap-free indexes
- *   and each batch stays in one piece.
+ *   and each batch stays in one piece. A positional append (`at`) is one transaction that locks
+ *   the head row first, compares the stored messages it overlaps, then inserts the rest.
  * - `setState` is a compare-and-set on the `version` column (`UPDATE ... WHERE version = $expected`,
  *   or an insert that does nothing when a row exists): exactly one writer of a version wins, the
  *   others get `ConflictError`.
@@ -59,44 +63,125 @@ export function createPostgresHistoryStore(
     return row ? decodeState(row.state, row.version, `working state of ${key}`) : undefined;
   }
 
+  /**
+   * One statement: moves the scope's head row by the batch size (an upsert that locks the row until
+   * commit) and inserts the batch at the positions it reserved. With `expectedCount`, only when
+   * the history has that length: `undefined` (nothing written) otherwise.
+   */
+  async function insertBatch(
+    queryable: PostgresQueryable,
+    key: string,
+    prepared: readonly PreparedMessage[],
+    createdAt: string,
+  ): Promise<StoredMessage[]>;
+  async function insertBatch(
+    queryable: PostgresQueryable,
+    key: string,
+    prepared: readonly PreparedMessage[],
+    createdAt: string,
+    expectedCount: number,
+  ): Promise<StoredMessage[] | undefined>;
+  async function insertBatch(
+    queryable: PostgresQueryable,
+    key: string,
+    prepared: readonly PreparedMessage[],
+    createdAt: string,
+    expectedCount?: number,
+  ): Promise<StoredMessage[] | undefined> {
+    // Turn of each message relative to the turn the history ended in.
+    const turnOffsets: number[] = [];
+    let turnsStarted = 0;
+    for (const entry of prepared) {
+      if (entry.startsTurn) turnsStarted++;
+      turnOffsets.push(turnsStarted);
+    }
+    // With an expected count, the head moves only when the history has exactly that length
+    // (created only when that is 0); otherwise nothing is inserted and no row comes back.
+    const head =
+      expectedCount === undefined || expectedCount === 0
+        ? `INSERT INTO ${schema}.history_heads AS current (scope_key, next_index, turn)
+           VALUES ($1, $2, $3)
+           ON CONFLICT (scope_key) DO UPDATE
+             SET next_index = current.next_index + $2, turn = current.turn + $3
+             ${expectedCount === 0 ? 'WHERE current.next_index = 0' : ''}
+           RETURNING next_index - $2 AS start_index, turn - $3 AS start_turn`
+        : `UPDATE ${schema}.history_heads
+           SET next_index = next_index + $2, turn = turn + $3
+           WHERE scope_key = $1 AND next_index = $7
+           RETURNING next_index - $2 AS start_index, turn - $3 AS start_turn`;
+    const { rows } = await queryable.query(
+      `WITH head AS (${head})
+       INSERT INTO ${schema}.history_messages (scope_key, message_index, turn, created_at, message)
+       SELECT $1, head.start_index + item.ordinality - 1, head.start_turn + item.turn_offset, $4, item.message
+       FROM head, unnest($5::integer[], $6::text[]) WITH ORDINALITY AS item(turn_offset, message, ordinality)
+       RETURNING message_index, turn`,
+      [
+        key,
+        prepared.length,
+        turnsStarted,
+        createdAt,
+        turnOffsets,
+        prepared.map((p) => p.json),
+        ...(expectedCount ? [expectedCount] : []),
+      ],
+    );
+    if (rows.length === 0) return undefined;
+    const first = (rows as Array<{ message_index: number; turn: number }>).reduce((lowest, row) =>
+      row.message_index < lowest.message_index ? row : lowest,
+    );
+    const startTurn = first.turn - turnOffsets[0]!;
+    return numberPrepared(prepared, { nextIndex: first.message_index, turn: startTurn }, createdAt);
+  }
+
   return {
-    async append(scope, messages) {
+    async append(scope, messages, { at } = {}) {
       const { key } = resolveScope(context, scope);
       const prepared = prepareMessages(messages, generateId);
-      if (prepared.length === 0) return [];
+      if (at !== undefined) assertAppendPosition(at);
+      if (prepared.length === 0 && at === undefined) return [];
       const createdAt = isoNow(context.clock);
-      // Turn of each message relative to the turn the history ended in.
-      const turnOffsets: number[] = [];
-      let turnsStarted = 0;
-      for (const entry of prepared) {
-        if (entry.startsTurn) turnsStarted++;
-        turnOffsets.push(turnsStarted);
-      }
       return withStorageErrors(`append to the history of ${key}`, async () => {
         const pool = await context.pool();
-        const { rows } = await pool.query(
-          `WITH head AS (
-             INSERT INTO ${schema}.history_heads AS current (scope_key, next_index, turn)
-             VALUES ($1, $2, $3)
-             ON CONFLICT (scope_key) DO UPDATE
-               SET next_index = current.next_index + $2, turn = current.turn + $3
-             RETURNING next_index - $2 AS start_index, turn - $3 AS start_turn
-           )
-           INSERT INTO ${schema}.history_messages (scope_key, message_index, turn, created_at, message)
-           SELECT $1, head.start_index + item.ordinality - 1, head.start_turn + item.turn_offset, $4, item.message
-           FROM head, unnest($5::integer[], $6::text[]) WITH ORDINALITY AS item(turn_offset, message, ordinality)
-           RETURNING message_index, turn`,
-          [key, prepared.length, turnsStarted, createdAt, turnOffsets, prepared.map((p) => p.json)],
-        );
-        const first = (rows as Array<{ message_index: number; turn: number }>).reduce(
-          (lowest, row) => (row.message_index < lowest.message_index ? row : lowest),
-        );
-        const startTurn = first.turn - turnOffsets[0]!;
-        return numberPrepared(
-          prepared,
-          { nextIndex: first.message_index, turn: startTurn },
-          createdAt,
-        );
+        if (at === undefined) return insertBatch(pool, key, prepared, createdAt);
+        // The usual case, one statement: the history ends where the caller's append starts.
+        if (prepared.length > 0) {
+          const appended = await insertBatch(pool, key, prepared, createdAt, at);
+          if (appended) return appended;
+        }
+        // Otherwise another writer appended since (or there is a gap): compare under the lock.
+        return inTransaction(pool, async (client) => {
+          // Lock the head row (creating it if needed) until commit: concurrent appends to this
+          // scope, from any process, wait here, so the comparison below sees the final history.
+          const { rows: heads } = await client.query(
+            `INSERT INTO ${schema}.history_heads AS current (scope_key, next_index, turn)
+             VALUES ($1, 0, 0)
+             ON CONFLICT (scope_key) DO UPDATE SET next_index = current.next_index
+             RETURNING next_index`,
+            [key],
+          );
+          const count = Number((heads[0] as { next_index: number }).next_index);
+          let skipped: StoredMessage[] = [];
+          if (at < count && prepared.length > 0) {
+            const { rows } = await client.query(
+              `SELECT message_index, turn, created_at, message FROM ${schema}.history_messages
+               WHERE scope_key = $1 AND message_index >= $2 AND message_index < $3
+               ORDER BY message_index`,
+              [key, at, at + prepared.length],
+            );
+            skipped = (rows as MessageRow[]).map((row) =>
+              toStored(row, `history message ${row.message_index} of ${key}`),
+            );
+          }
+          const stored = planPositionalAppend(
+            at,
+            count,
+            skipped.map((entry) => entry.message),
+            prepared.map((entry) => entry.message),
+          );
+          const fresh = prepared.slice(stored);
+          if (fresh.length === 0) return skipped;
+          return [...skipped, ...(await insertBatch(client, key, fresh, createdAt))];
+        });
       });
     },
 

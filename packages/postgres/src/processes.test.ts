@@ -6,6 +6,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { auditStoredConversation } from '@ctxmem/core/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   missingServerMessage,
@@ -121,11 +122,11 @@ if (!services.postgresUrl) {
       const applied = migrators.flatMap((migrator) =>
         linesAfter(migrator, 'migrated').map((line) => JSON.parse(line) as number[]),
       );
-      expect(applied.filter((versions) => versions.length > 0)).toEqual([[1]]);
+      expect(applied.filter((versions) => versions.length > 0)).toEqual([[1, 2]]);
       const { rows } = await database.pool.query(
         `SELECT version FROM "${schema}".schema_version ORDER BY version`,
       );
-      expect(rows.map((row) => row.version)).toEqual([1]);
+      expect(rows.map((row) => row.version)).toEqual([1, 2]);
     }, 60_000);
 
     it('lets exactly one process through per state version', async () => {
@@ -148,5 +149,23 @@ if (!services.postgresUrl) {
       expect(state?.version).toBe(3 * count);
       expect(state?.messages).toHaveLength(3 * count);
     }, 60_000);
+
+    it('stores each message once when 4 processes serve every turn of one conversation', async () => {
+      const schema = database.uniqueSchema();
+      await createPostgresStores({ pool: database.pool, schema }).migrate();
+      const startAt = Date.now() + 3000;
+      const writers = [0, 1, 2, 3].map(() =>
+        startWriter(fixture, { mode: 'converse', url, schema, startAt }),
+      );
+      await Promise.all(writers.map((writer) => writer.waitFor('done')));
+      const stores = createPostgresStores({ pool: database.pool, schema });
+      expect(await auditStoredConversation(stores.history, scope)).toEqual({
+        expected: 61,
+        stored: 61,
+        duplicates: 0,
+        losses: 0,
+        exact: true,
+      });
+    }, 120_000);
   });
 }

@@ -9,16 +9,21 @@
  * - `{ "mode": "state", "url", "schema", "label", "count", "startAt" }`: `count` times reads the
  *   working state and writes it back one message longer at the version it read, retrying on
  *   `ConflictError`; prints `won <version>` for each write that went through.
+ * - `{ "mode": "converse", "url", "schema", "startAt" }`: from `startAt` (epoch ms), serves every
+ *   turn of core's shared 30-turn conversation with its own context manager (see
+ *   `playSharedConversation`).
  * It prints `ready` once connected.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ConflictError } from '@ctxmem/core';
+import { playSharedConversation } from '@ctxmem/core/test';
 import { createPostgresStores } from './create-postgres-stores.js';
 
 type Job =
   | { mode: 'write'; url: string; schema: string; label: string; count?: number }
   | { mode: 'migrate'; url: string; schema: string; startAt: number }
-  | { mode: 'state'; url: string; schema: string; label: string; count: number; startAt: number };
+  | { mode: 'state'; url: string; schema: string; label: string; count: number; startAt: number }
+  | { mode: 'converse'; url: string; schema: string; startAt: number };
 
 const job = JSON.parse(process.argv[2] ?? '{}') as Job;
 const print = (line: string) =>
@@ -46,6 +51,9 @@ if (job.mode === 'write') {
   await sleep(Math.max(0, job.startAt - Date.now()));
   const result = await stores.migrate();
   await print(`migrated ${JSON.stringify(result.applied)}`);
+} else if (job.mode === 'converse') {
+  await sleep(Math.max(0, job.startAt - Date.now()));
+  await playSharedConversation(stores.history, { scope });
 } else if (job.mode === 'state') {
   await sleep(Math.max(0, job.startAt - Date.now()));
   for (let step = 0; step < job.count; step++) {

@@ -5,6 +5,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { auditStoredConversation } from '@ctxmem/core/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   missingServerMessage,
@@ -128,5 +129,22 @@ if (!services.redisUrl) {
       expect(state?.version).toBe(3 * count);
       expect(state?.messages).toHaveLength(3 * count);
     }, 60_000);
+
+    it('stores each message once when 4 processes serve every turn of one conversation', async () => {
+      const prefix = redis.uniquePrefix();
+      const startAt = Date.now() + 3000;
+      const writers = [0, 1, 2, 3].map(() =>
+        startWriter(fixture, { mode: 'converse', url, prefix, startAt }),
+      );
+      await Promise.all(writers.map((writer) => writer.waitFor('done')));
+      const stores = createRedisStores({ client: redis.client, prefix });
+      expect(await auditStoredConversation(stores.history, scope)).toEqual({
+        expected: 61,
+        stored: 61,
+        duplicates: 0,
+        losses: 0,
+        exact: true,
+      });
+    }, 120_000);
   });
 }

@@ -9,6 +9,7 @@ import {
   type WorkingState,
 } from '@ctxmem/core';
 import {
+  assertAppendPosition,
   assertExpectedVersion,
   corrupt,
   decodeState,
@@ -16,44 +17,71 @@ import {
   normalizeRange,
   normalizeTurns,
   numberPrepared,
+  type PreparedMessage,
+  planPositionalAppend,
   prepareMessages,
 } from '@ctxmem/core/driver-kit';
 import { luaScript, type RedisCommandClient, runScript, withStorageErrors } from './connection.js';
 import { resolveScope, type StoreContext } from './context.js';
 
 /**
- * KEYS: history list, turns hash, state hash. ARGV: createdAt (as JSON), ttl, then a starts-turn
- * flag and the message JSON per message. Numbers the messages after the list's end and pushes them
- * in one piece; the turns hash keeps where each turn starts (`t<turn>`) and the last turn
- * (`last`). The TTL is set again on all three keys: a session that is appended to keeps its
- * working state, which is written only when it is compacted.
+ * The part of an append script that numbers and pushes messages after the list's end. Its ARGV
+ * start at `first`: createdAt (as JSON), ttl, then a starts-turn flag and the message JSON per
+ * message. The turns hash keeps where each turn starts (`t<turn>`) and the last turn (`last`). The
+ * TTL is set again on all three keys: a session that is appended to keeps its working state,
+ * which is written only when it is compacted.
  */
-const APPEND = luaScript(`
+const pushMessages = (first: number) => `
 local start = redis.call('LLEN', KEYS[1])
 local turn = tonumber(redis.call('HGET', KEYS[2], 'last') or '0')
 local startTurn = turn
 local records = {}
-for i = 3, #ARGV, 2 do
+for i = ${first + 2}, #ARGV, 2 do
   if ARGV[i] == '1' then
     turn = turn + 1
-    redis.call('HSET', KEYS[2], 't' .. turn, start + (i - 3) / 2)
+    redis.call('HSET', KEYS[2], 't' .. turn, start + (i - ${first + 2}) / 2)
   end
-  records[#records + 1] = '{"turn":' .. turn .. ',"createdAt":' .. ARGV[1] .. ',"message":' .. ARGV[i + 1] .. '}'
+  records[#records + 1] = '{"turn":' .. turn .. ',"createdAt":' .. ARGV[${first}] .. ',"message":' .. ARGV[i + 1] .. '}'
   if #records == 500 then
     redis.call('RPUSH', KEYS[1], unpack(records))
     records = {}
   end
 end
 if #records > 0 then redis.call('RPUSH', KEYS[1], unpack(records)) end
-redis.call('HSET', KEYS[2], 'last', turn)
-local ttl = tonumber(ARGV[2])
+if #ARGV >= ${first + 2} then redis.call('HSET', KEYS[2], 'last', turn) end
+local ttl = tonumber(ARGV[${first + 1}])
 if ttl > 0 then
   redis.call('EXPIRE', KEYS[1], ttl)
   redis.call('EXPIRE', KEYS[2], ttl)
   redis.call('EXPIRE', KEYS[3], ttl)
 end
-return {start, startTurn}
-`);
+return {1, start, startTurn}
+`;
+
+/** KEYS: history list, turns hash, state hash. ARGV: as `pushMessages(1)`. */
+const APPEND = luaScript(pushMessages(1));
+
+/**
+ * KEYS: history list, turns hash, state hash. ARGV: the history length the caller expects, the
+ * position `at` and message count of its append, then as `pushMessages(4)`. Appends only when the
+ * list still has the expected length (compare-and-append); otherwise returns
+ * `{0, length, records at [at, at + count)}` so that core compares them and the caller retries
+ * with what is left, against the new length.
+ */
+const APPEND_AT = luaScript(`
+local length = redis.call('LLEN', KEYS[1])
+if length ~= tonumber(ARGV[1]) then
+  local at = tonumber(ARGV[2])
+  local last = math.min(length, at + tonumber(ARGV[3])) - 1
+  local overlap = {}
+  if last >= at then overlap = redis.call('LRANGE', KEYS[1], at, last) end
+  local ttl = tonumber(ARGV[5])
+  if ttl > 0 then
+    for _, key in ipairs(KEYS) do redis.call('EXPIRE', key, ttl) end
+  end
+  return {0, length, overlap}
+end
+${pushMessages(4)}`);
 
 /**
  * KEYS: history list, turns hash. ARGV: turn numbers, ascending. Returns index, record, index,
@@ -113,6 +141,9 @@ for _, key in ipairs(KEYS) do redis.call('EXPIRE', key, ttl) end
 return reply
 `);
 
+/** Compare-and-append attempts of one positional append; each failed one means another writer appended. */
+const MAX_APPEND_ATTEMPTS = 50;
+
 interface HistoryRecord {
   turn: number;
   createdAt: string;
@@ -166,29 +197,75 @@ export function createRedisHistoryStore(
   };
 
   return {
-    async append(scope, messages) {
+    async append(scope, messages, { at } = {}) {
       const { base, key } = resolveScope(context, scope);
       const prepared = prepareMessages(messages, generateId);
-      if (prepared.length === 0) return [];
+      if (at !== undefined) assertAppendPosition(at);
+      if (prepared.length === 0 && at === undefined) return [];
       const createdAt = isoNow(context.clock);
-      const { history, turns } = keys(base);
+      const { history, turns, state } = keys(base);
+      const pushArguments = (batch: readonly PreparedMessage[]) => [
+        JSON.stringify(createdAt),
+        ttl,
+        ...batch.flatMap((entry) => [entry.startsTurn ? '1' : '0', entry.json]),
+      ];
       return withStorageErrors(`append to the history of ${key}`, async () => {
         const client = await context.client();
-        const reply = (await runScript(
-          client,
-          APPEND,
-          [history, turns, keys(base).state],
-          [
-            JSON.stringify(createdAt),
-            ttl,
-            ...prepared.flatMap((entry) => [entry.startsTurn ? '1' : '0', entry.json]),
-          ],
-        )) as [number, number];
-        return numberPrepared(
-          prepared,
-          { nextIndex: Number(reply[0]), turn: Number(reply[1]) },
-          createdAt,
-        );
+        if (at === undefined) {
+          const reply = (await runScript(
+            client,
+            APPEND,
+            [history, turns, state],
+            pushArguments(prepared),
+          )) as [number, number, number];
+          return numberPrepared(
+            prepared,
+            { nextIndex: Number(reply[1]), turn: Number(reply[2]) },
+            createdAt,
+          );
+        }
+        // Optimistic: expect the history to end at `at`; when it does not, the script returns
+        // what is stored from `at` on, core compares it, and the rest is appended against the new
+        // length. Each retry means another writer appended meanwhile, so this converges.
+        let expected = at;
+        let skipped: StoredMessage[] = [];
+        for (let attempt = 0; attempt < MAX_APPEND_ATTEMPTS; attempt++) {
+          const fresh = prepared.slice(skipped.length);
+          const reply = (await runScript(
+            client,
+            APPEND_AT,
+            [history, turns, state],
+            [expected, at, prepared.length, ...pushArguments(fresh)],
+          )) as [number, number, number | string[]];
+          if (Number(reply[0]) === 1) {
+            return [
+              ...skipped,
+              ...numberPrepared(
+                fresh,
+                { nextIndex: Number(reply[1]), turn: Number(reply[2]) },
+                createdAt,
+              ),
+            ];
+          }
+          const length = Number(reply[1]);
+          skipped = (reply[2] as string[]).map((record, offset) =>
+            parseRecord(record, at + offset, `history message ${at + offset} of ${key}`),
+          );
+          const stored = planPositionalAppend(
+            at,
+            length,
+            skipped.map((entry) => entry.message),
+            prepared.map((entry) => entry.message),
+          );
+          if (stored === prepared.length) return skipped;
+          expected = length;
+        }
+        throw new ConflictError({
+          message: `The history of ${key} kept changing during ${MAX_APPEND_ATTEMPTS} attempts to append at position ${at}.`,
+          expectedVersion: expected,
+          actualVersion: expected,
+          position: at,
+        });
       });
     },
 

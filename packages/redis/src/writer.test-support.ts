@@ -7,15 +7,20 @@
  * - `{ "mode": "state", "url", "prefix", "label", "count", "startAt" }`: `count` times reads the
  *   working state and writes it back one message longer at the version it read, retrying on
  *   `ConflictError`; prints `won <version>` for each write that went through.
+ * - `{ "mode": "converse", "url", "prefix", "startAt" }`: from `startAt` (epoch ms), serves every
+ *   turn of core's shared 30-turn conversation with its own context manager (see
+ *   `playSharedConversation`).
  * It prints `ready` once connected.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ConflictError } from '@ctxmem/core';
+import { playSharedConversation } from '@ctxmem/core/test';
 import { createRedisStores } from './create-redis-stores.js';
 
 type Job =
   | { mode: 'write'; url: string; prefix: string; label: string; count?: number }
-  | { mode: 'state'; url: string; prefix: string; label: string; count: number; startAt: number };
+  | { mode: 'state'; url: string; prefix: string; label: string; count: number; startAt: number }
+  | { mode: 'converse'; url: string; prefix: string; startAt: number };
 
 const job = JSON.parse(process.argv[2] ?? '{}') as Job;
 const print = (line: string) =>
@@ -39,6 +44,9 @@ if (job.mode === 'write') {
     ]);
     await print(`message ${stored!.index} message ${job.label} ${step}`);
   }
+} else if (job.mode === 'converse') {
+  await sleep(Math.max(0, job.startAt - Date.now()));
+  await playSharedConversation(stores.history, { scope });
 } else if (job.mode === 'state') {
   await sleep(Math.max(0, job.startAt - Date.now()));
   for (let step = 0; step < job.count; step++) {

@@ -544,6 +544,33 @@ export function createContextManager(options: ContextManagerOptions = {}): Conte
     return entry;
   }
 
+  /**
+   * Records the host's history from position `from` on with a positional append, so that
+   * instances sharing the store (behind a load balancer, or retrying one request at the same
+   * moment) store each message once. Returns how far the history is recorded. Where the stored
+   * history differs from the host's (an edited or regenerated message, another conversation in the
+   * scope) or ends before `from` (cleared, expired), the stored messages win and the host's
+   * messages past the stored end are appended after them.
+   */
+  async function recordOriginal(
+    store: HistoryStore,
+    scope: Scope,
+    original: readonly Message[],
+    from: number,
+  ): Promise<number> {
+    let at = from;
+    for (let attempt = 0; at < original.length; attempt++) {
+      try {
+        await store.append(scope, original.slice(at), { at });
+        return original.length;
+      } catch (error) {
+        if (!ConflictError.isInstance(error) || attempt >= 2) throw error;
+        at = await store.count(scope);
+      }
+    }
+    return at;
+  }
+
   async function persistEntry(scope: Scope, entry: CompactionEntry): Promise<CompactionEntry> {
     if (!historyStore) return entry;
     try {
@@ -739,11 +766,11 @@ export function createContextManager(options: ContextManagerOptions = {}): Conte
 
     // The original history is recorded as the host gave it, before any repair.
     if (historyStore) {
-      state.recorded ??= await historyStore.count(scope);
-      if (original.length > state.recorded) {
-        await historyStore.append(scope, original.slice(state.recorded));
-        state.recorded = original.length;
-      }
+      // From where this process's record ended: what other instances stored since is compared
+      // and skipped by the positional append, never stored twice.
+      const from = state.recorded ?? Math.min(await historyStore.count(scope), original.length);
+      state.recorded =
+        original.length > from ? await recordOriginal(historyStore, scope, original, from) : from;
     }
 
     // A dangling tool call, a late or orphan result makes every provider reject the prompt: the
@@ -794,6 +821,18 @@ export function createContextManager(options: ContextManagerOptions = {}): Conte
       report = pending.report;
       cards = pending.cards;
       trigger = checkTrigger(tokens, working.length, callBudget, { manual: false });
+    }
+    if (trigger && trigger !== 'manual' && state.entry && historyStore) {
+      // Another instance serving this session may have compacted it since this one did: adopt
+      // its stored state instead of summarizing again.
+      const stored = await restoreEntry(scope, fingerprints, messages);
+      if (stored && stored.version > (entry?.version ?? 0)) {
+        entry = stored;
+        working = [...entry.output, ...messages.slice(entry.covered.length)];
+        tokens = counter.countMessages(working);
+        output = working;
+        trigger = checkTrigger(tokens, working.length, callBudget, { manual: false });
+      }
     }
     const known = trigger && trigger !== 'manual' ? compactions.get(compactionKey) : undefined;
     if (trigger && known && matchesPrefix(known.entry, fingerprints)) {

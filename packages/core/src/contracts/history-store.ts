@@ -29,13 +29,37 @@ export interface WorkingState {
   flushedCycle?: number;
 }
 
+/** Options of `HistoryStore.append`. */
+export interface HistoryAppendOptions {
+  /**
+   * Appends idempotently at this 0-based position of the history instead of after its end:
+   * `messages[i]` belongs at position `at + i`. Positions the history already holds are compared,
+   * not written: the same message there is skipped (same `id`, or else the same content: role,
+   * name, content and provider options), a different one rejects the whole call with
+   * `ConflictError` naming the position, and nothing is written. Messages past the stored end are
+   * appended, so several instances handed the same conversation store it once. `at` past the
+   * stored end (a gap) rejects with `ConflictError` too. Check and write are one atomic step in
+   * every store, across processes for the shared ones.
+   * @default undefined: after the stored end, whatever it holds
+   */
+  at?: number;
+}
+
 /**
  * The original, append-only history beside the working (compressed) state.
  * Implementations: in memory and in files; drivers run the `testHistoryStore` conformance suite.
  */
 export interface HistoryStore {
-  /** Appends messages in order and returns them as stored (with index and turn). */
-  append(scope: Scope, messages: readonly Message[]): Promise<StoredMessage[]>;
+  /**
+   * Appends messages in order and returns them as stored (with index and turn). With `at`, returns
+   * the messages at positions `at ..< at + messages.length` as stored: the ones already there
+   * (with their stored id and timestamp) and the ones appended.
+   */
+  append(
+    scope: Scope,
+    messages: readonly Message[],
+    options?: HistoryAppendOptions,
+  ): Promise<StoredMessage[]>;
   /** Reads the history, optionally a `[from, to)` index range. */
   read(scope: Scope, range?: { from?: number; to?: number }): Promise<StoredMessage[]>;
   /** Reads whole turns by their 1-based numbers. */

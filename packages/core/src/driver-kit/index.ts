@@ -1,4 +1,9 @@
 export {
+  assertAppendPosition,
+  isSameMessage,
+  planPositionalAppend,
+} from '../history/positional-append.js';
+export {
   assertCardIds,
   assertExpectedVersion,
   cardFromValue,

@@ -68,6 +68,54 @@ describe('file history store', () => {
     expect(events).toEqual([]);
   });
 
+  it('compares a positional append with the tail it overlaps, across many read chunks', async () => {
+    const { store, history } = setup();
+    // Multi-byte text, so that chunk edges fall inside characters.
+    const messages = Array.from({ length: 600 }, (_, index) =>
+      user(`é ${index} ${'ü'.repeat(100)}`),
+    );
+    await store.append(scope, messages);
+    expect((await readFile(history)).byteLength).toBeGreaterThan(2 * 64 * 1024);
+    const from = 100;
+    const again = await store.append(scope, [...messages.slice(from), user('new')], { at: from });
+    expect(again.map((entry) => entry.index)).toEqual(
+      Array.from({ length: 501 }, (_, offset) => from + offset),
+    );
+    expect(await store.count(scope)).toBe(601);
+    const conflict = await rejection(store.append(scope, [user('different')], { at: 599 }));
+    expect(conflict).toMatchObject({ position: 599 });
+  });
+
+  it('compares a positional append after a torn last line, and after damage in the tail', async () => {
+    const { store, history, events } = setup();
+    await store.append(scope, [user('a'), user('b'), user('c')]);
+    await appendFile(history, '{"index":3,"turn":4,"createdAt":"2026');
+    await store.append(scope, [user('b'), user('c'), user('d')], { at: 1 });
+    expect((await store.read(scope)).map((entry) => entry.message.content)).toEqual([
+      'a',
+      'b',
+      'c',
+      'd',
+    ]);
+    expect(events).toEqual([]);
+    const lines = (await readFile(history, 'utf8')).split('\n');
+    lines[2] = 'damaged';
+    await writeFile(history, lines.join('\n'));
+    // Only the tail an append overlaps is read: damage before it is not touched.
+    const stored = await store.append(scope, [user('d'), user('e')], { at: 3 });
+    expect(stored.map((entry) => [entry.index, entry.message.content])).toEqual([
+      [3, 'd'],
+      [4, 'e'],
+    ]);
+    expect(events).toEqual([]);
+    // A damaged tail: the whole file is read and recovered, then compared; the record lost to
+    // the damage cannot be compared, so appending over it conflicts.
+    expect(await rejection(store.append(scope, [user('c')], { at: 2 }))).toMatchObject({
+      position: 2,
+    });
+    expect(events).toHaveLength(1);
+  });
+
   it('recovers the readable lines of a damaged file, keeps the damaged copy and reports it', async () => {
     const { store, history, events } = setup();
     await store.append(scope, [user('a'), user('b'), user('c')]);

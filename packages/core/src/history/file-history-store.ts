@@ -1,11 +1,12 @@
 import { readFile, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import type { HistoryStore, Scope } from '../contracts/index.js';
+import type { HistoryStore, Message, Scope } from '../contracts/index.js';
 import { ConflictError } from '../errors/index.js';
 import {
   appendJsonLines,
   assertRequiredScope,
   type CorruptionOptions,
+  decodeStorable,
   type FileLockOptions,
   hasErrorCode,
   isoNow,
@@ -41,6 +42,8 @@ import {
   validateStoredRecord,
 } from './history-records.js';
 import type { HistoryStoreOptions } from './in-memory-history-store.js';
+import { assertAppendPosition, planPositionalAppend } from './positional-append.js';
+import { readTailRecords } from './read-tail-records.js';
 
 export interface FileHistoryStoreOptions extends HistoryStoreOptions, CorruptionOptions {
   /**
@@ -109,6 +112,12 @@ export function createFileHistoryStore({
     return result.records;
   }
 
+  /** Every record, read while holding the history lock (damaged lines are recovered). */
+  async function readUnderLock(path: string): Promise<EncodedStoredMessage[]> {
+    const result = await readJsonLines(path, validateStoredRecord);
+    return result.invalidLines === 0 ? result.records : recoverHistory(path);
+  }
+
   /** Where the history ends, from its last line only (a full read only when that line is damaged). */
   async function historyEnd(path: string, underLock: boolean): Promise<HistoryEnd> {
     const last = await readLastJsonLine(path);
@@ -167,17 +176,46 @@ export function createFileHistoryStore({
   }
 
   return {
-    async append(scope, messages) {
+    async append(scope, messages, { at } = {}) {
       const { history } = pathsOf(scope);
       const encoded = encodeMessages(messages);
-      if (encoded.length === 0) return [];
+      if (at !== undefined) assertAppendPosition(at);
+      if (encoded.length === 0 && at === undefined) return [];
       return withFileLock(
         history,
         async () => {
           const end = await historyEnd(history, true);
-          const records = numberMessages(end, encoded, isoNow(clock), generateId);
+          let skipped: EncodedStoredMessage[] = [];
+          let fresh = encoded;
+          if (at !== undefined) {
+            // Under the lock, so no other process appends between the comparison and the write.
+            // Only a caller that is behind (another writer appended since) reads here, and only
+            // the tail it is behind by; the whole file only when that tail is damaged.
+            if (at < end.nextIndex && encoded.length > 0) {
+              const tail =
+                (await readTailRecords(history, at, end.nextIndex)) ??
+                (await readUnderLock(history));
+              skipped = tail.filter(
+                (record) => record.index >= at && record.index < at + encoded.length,
+              );
+            }
+            // By index: a recovered file may lack a damaged record, and a missing one conflicts.
+            const byIndex = new Map(skipped.map((record) => [record.index, record]));
+            const stored = planPositionalAppend(
+              at,
+              end.nextIndex,
+              Array.from({ length: Math.min(end.nextIndex - at, encoded.length) }, (_, offset) => {
+                const record = byIndex.get(at + offset);
+                return record ? decodeStoredRecord(record).message : undefined;
+              }),
+              encoded.map((message) => decodeStorable(message) as Message),
+            );
+            fresh = encoded.slice(stored);
+          }
+          if (fresh.length === 0) return skipped.map(decodeStoredRecord);
+          const records = numberMessages(end, fresh, isoNow(clock), generateId);
           await appendJsonLines(history, records);
-          return records.map(decodeStoredRecord);
+          return [...skipped, ...records].map(decodeStoredRecord);
         },
         lock,
       );

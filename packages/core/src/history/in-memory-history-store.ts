@@ -1,8 +1,9 @@
-import type { HistoryStore, Scope, WorkingState } from '../contracts/index.js';
+import type { HistoryStore, Message, Scope, WorkingState } from '../contracts/index.js';
 import { ConflictError } from '../errors/index.js';
 import {
   assertRequiredScope,
   type Clock,
+  decodeStorable,
   isoNow,
   type ScopeField,
   scopeKey,
@@ -24,6 +25,7 @@ import {
   normalizeTurns,
   numberMessages,
 } from './history-records.js';
+import { assertAppendPosition, planPositionalAppend } from './positional-append.js';
 
 export interface HistoryStoreOptions {
   /**
@@ -75,20 +77,33 @@ export function createInMemoryHistoryStore({
   };
 
   return {
-    async append(scope, messages) {
+    async append(scope, messages, { at } = {}) {
       const key = keyOf(scope);
       const encoded = encodeMessages(messages);
-      if (encoded.length === 0) return [];
-      const data = dataOf(key);
+      if (at !== undefined) assertAppendPosition(at);
+      if (encoded.length === 0 && at === undefined) return [];
+      // Everything below runs in one synchronous step: no other call interleaves.
+      const data = scopes.get(key) ?? { records: [] };
       const last = data.records.at(-1);
-      const records = numberMessages(
-        last ? endAfter(last) : EMPTY_HISTORY_END,
-        encoded,
-        isoNow(clock),
-        generateId,
-      );
-      data.records.push(...records);
-      return records.map(decodeStoredRecord);
+      const end = last ? endAfter(last) : EMPTY_HISTORY_END;
+      let skipped: EncodedStoredMessage[] = [];
+      let fresh = encoded;
+      if (at !== undefined) {
+        skipped = data.records.slice(at, at + encoded.length);
+        const stored = planPositionalAppend(
+          at,
+          end.nextIndex,
+          skipped.map((record) => decodeStoredRecord(record).message),
+          encoded.map((message) => decodeStorable(message) as Message),
+        );
+        fresh = encoded.slice(stored);
+      }
+      if (fresh.length > 0) {
+        const records = numberMessages(end, fresh, isoNow(clock), generateId);
+        dataOf(key).records.push(...records);
+        return [...skipped, ...records].map(decodeStoredRecord);
+      }
+      return skipped.map(decodeStoredRecord);
     },
 
     async read(scope, range) {

@@ -9,6 +9,7 @@ import {
 } from '../errors/index.js';
 import type { ScopeField } from '../storage/index.js';
 import { createFakeClock, type FakeClock } from './clock.js';
+import { positionalAppendScenarios } from './history-store-multi-instance.js';
 
 export interface HistoryStoreFactoryOptions {
   clock: FakeClock;
@@ -46,8 +47,9 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
 
 /**
  * The conformance suite every `HistoryStore` runs (in-memory and file in core; drivers later):
- * append / read / turns, working-state compare-and-set, scope isolation, validation and
- * concurrent writers in one process.
+ * append / read / turns, working-state compare-and-set, scope isolation, validation, concurrent
+ * writers in one process, idempotent positional appends, and several context managers sharing the
+ * store (alternating, at the same moment, after a restart, compacting at once).
  */
 export function testHistoryStore(name: string, createStore: HistoryStoreFactory): void {
   describe(`HistoryStore conformance: ${name}`, () => {
@@ -366,5 +368,7 @@ export function testHistoryStore(name: string, createStore: HistoryStoreFactory)
       }
       expect(all.map((entry) => entry.turn)).toEqual(all.map((_, index) => index + 1));
     });
+
+    positionalAppendScenarios(async () => (await setup()).store);
   });
 }

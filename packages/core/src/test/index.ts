@@ -31,6 +31,12 @@ export {
   checkCompactionInvariants,
 } from './invariants.js';
 export {
+  type KeywordSearchFactory,
+  type KeywordSearchSubject,
+  type NativeKeywordSearch,
+  testKeywordSearch,
+} from './keyword-search-suite.js';
+export {
   type CreateMemoryIndex,
   type MemoryIndexSuiteOptions,
   testMemoryIndex,
@@ -55,6 +61,13 @@ export {
   type OpenAIServerToolCall,
   startOpenAICompatibleServer,
 } from './openai-server.js';
+export {
+  auditStoredConversation,
+  type PlaySharedConversationOptions,
+  playSharedConversation,
+  type StoredConversationAudit,
+  sharedConversation,
+} from './shared-conversation.js';
 export {
   createFailingSummarizer,
   createScriptedComplete,
