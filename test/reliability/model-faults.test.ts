@@ -300,6 +300,9 @@ describe('embedder faults', () => {
         embedder,
         timeoutMs: 50,
         batchTimeoutMs: 80,
+        // A failed embedder is left alone for embedderRetryMs (30 s by default) so that a dead
+        // one does not cost a timeout per search; 0 lets this test see the recovery at once.
+        embedderRetryMs: 0,
         onFallback: (event) => fallbacks.push(event),
       });
 
@@ -356,7 +359,7 @@ describe('embedder faults', () => {
         return poisoned ? vectors.map((vector) => vector.map(() => Number.NaN)) : vectors;
       },
     };
-    const search = createMemorySearch({ store: memoryStore, embedder });
+    const search = createMemorySearch({ store: memoryStore, embedder, embedderRetryMs: 0 });
     expect((await search.searchWithReport(scope, 'deploy target')).report.usedMode).toBe('bm25');
     poisoned = false;
     expect((await search.searchWithReport(scope, 'deploy target')).report.usedMode).toBe('hybrid');

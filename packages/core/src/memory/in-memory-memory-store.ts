@@ -1,4 +1,4 @@
-import type { MemoryCard, MemoryStore, Scope } from '../contracts/index.js';
+import type { MemoryStore, Scope } from '../contracts/index.js';
 import { NotFoundError } from '../errors/index.js';
 import {
   assertRequiredScope,
@@ -9,6 +9,7 @@ import {
   systemClock,
   validateRequiredScope,
 } from '../storage/index.js';
+import { type CardIndex, createCardIndex } from './card-index.js';
 import {
   assertCardIds,
   copyCard,
@@ -17,7 +18,7 @@ import {
   safeIdGenerator,
   visibleCards,
 } from './card-records.js';
-import { mergeCards } from './merge-cards.js';
+import { changesOfIndex, registerMemoryChangeFeed } from './memory-change-feed.js';
 
 export function cardNotFound(id: string): NotFoundError {
   return new NotFoundError({ message: `No memory card ${id} in this scope.`, id });
@@ -25,7 +26,8 @@ export function cardNotFound(id: string): NotFoundError {
 
 /**
  * A memory store that lives in this process (lost on exit), with the same de-duplication and
- * supersession as the file store (`mergeCards`). Returned cards are copies.
+ * supersession as the file store (`mergeCards`). Each scope keeps its card index, updated with
+ * every change, so an add costs look-ups, not a pass over every card. Returned cards are copies.
  */
 export function createInMemoryMemoryStore({
   requiredScope = [],
@@ -34,34 +36,38 @@ export function createInMemoryMemoryStore({
 }: MemoryStoreOptions = {}): MemoryStore {
   const required = validateRequiredScope(requiredScope);
   const nextId = safeIdGenerator(generateId);
-  const scopes = new Map<string, MemoryCard[]>();
+  const scopes = new Map<string, CardIndex>();
 
   const resolveScope = (scope: Scope): { key: string; scope: Scope } => {
     assertRequiredScope(scope, required);
     return { key: scopeKey(scope), scope: normalizeScope(scope) };
   };
 
-  return {
+  const store: MemoryStore = {
     async add(scope, drafts) {
       const resolved = resolveScope(scope);
-      const result = mergeCards(scopes.get(resolved.key) ?? [], drafts, {
+      let index = scopes.get(resolved.key);
+      const created = !index;
+      index ??= createCardIndex();
+      // All or nothing: a throwing merge leaves the index as it was.
+      const result = index.merge(drafts, {
         scope: resolved.scope,
         now: isoNow(clock),
         generateId: nextId,
       });
-      if (result.changed) scopes.set(resolved.key, result.cards);
+      if (created && result.changed) scopes.set(resolved.key, index);
       return result.results.map(copyCard);
     },
 
     async list(scope, options) {
       const { key } = resolveScope(scope);
-      return visibleCards(scopes.get(key) ?? [], options).map(copyCard);
+      return visibleCards(scopes.get(key)?.cards() ?? [], options).map(copyCard);
     },
 
     async get(scope, id) {
       const { key } = resolveScope(scope);
       assertSafeId(id, 'card id');
-      const card = scopes.get(key)?.find((candidate) => candidate.id === id);
+      const card = scopes.get(key)?.get(id);
       if (!card) throw cardNotFound(id);
       return copyCard(card);
     },
@@ -69,13 +75,11 @@ export function createInMemoryMemoryStore({
     async remove(scope, ids) {
       const { key } = resolveScope(scope);
       assertCardIds(ids);
-      const cards = scopes.get(key);
-      if (!cards || ids.length === 0) return;
-      const removed = new Set(ids);
-      scopes.set(
-        key,
-        cards.filter((card) => !removed.has(card.id)),
-      );
+      scopes.get(key)?.remove(ids);
     },
   };
+  registerMemoryChangeFeed(store, async (scope, since) =>
+    changesOfIndex(scopes.get(resolveScope(scope).key), since),
+  );
+  return store;
 }

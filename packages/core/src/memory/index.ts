@@ -1,3 +1,9 @@
+export {
+  type CardIndex,
+  type CardIndexMergeResult,
+  type CardMergeOptions,
+  createCardIndex,
+} from './card-index.js';
 export type { MemoryStoreOptions } from './card-records.js';
 export { createFileMemoryStore, type FileMemoryStoreOptions } from './file-memory-store.js';
 export { createInMemoryMemoryStore } from './in-memory-memory-store.js';
@@ -10,6 +16,7 @@ export {
   mergeCards,
   NEAR_DUPLICATE_THRESHOLD,
   normalizeCardContent,
+  SUPERSEDING_CARD_TYPES,
   type ValidDraft,
   validateDrafts,
 } from './merge-cards.js';

@@ -2,7 +2,14 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { MemoryCard, MemoryCardDraft, MemoryCardType } from '../contracts/index.js';
 import { InvalidArgumentError } from '../errors/index.js';
-import { contentTokens, mergeCards, normalizeCardContent } from './index.js';
+import {
+  contentTokens,
+  createCardIndex,
+  mergeCards,
+  normalizeCardContent,
+  SUPERSEDING_CARD_TYPES,
+} from './index.js';
+import { mergeCardsByScan } from './merge-cards-by-scan.js';
 
 const scope = { userId: 'alice' };
 let sequence = 0;
@@ -139,7 +146,7 @@ describe('mergeCards', () => {
     expect(current(cards)).toHaveLength(2);
   });
 
-  it('supersedes a contradicted preference, decision, constraint or fact', () => {
+  it('supersedes a contradicted preference, decision or constraint', () => {
     const cases: Array<[MemoryCardType, string, string]> = [
       ['preference', 'I prefer Python for scripts', 'I prefer Rust for scripts'],
       ['decision', 'We decided to host the API on AWS', 'We decided to host the API on GCP'],
@@ -148,7 +155,6 @@ describe('mergeCards', () => {
         'The API rate limit is 100 requests per minute',
         'The API rate limit is 200 requests per minute',
       ],
-      ['fact', "The user's name is Alice", "The user's name is Bob"],
       ['preference', 'I like cilantro', "I don't like cilantro"],
       ['preference', '我喜欢用Python写脚本', '我喜欢用Rust写脚本'],
       ['preference', '我喜欢香菜', '我不喜欢香菜'],
@@ -194,6 +200,30 @@ describe('mergeCards', () => {
       const cards = addAll([older, newer]);
       expect(current(cards), `${older.content} / ${newer.content}`).toHaveLength(2);
     }
+  });
+
+  it('never supersedes records: facts, conversation turns, todos, goals and code stay current', () => {
+    expect([...SUPERSEDING_CARD_TYPES].sort()).toEqual(['constraint', 'decision', 'preference']);
+    const turns: MemoryCardDraft[] = [
+      { content: 'Caroline: I went to the LGBTQ support group yesterday', source: 'turn 1' },
+      { content: 'Caroline: I went to the pottery class yesterday', source: 'turn 7' },
+      { content: "The user's name is Alice", type: 'fact' },
+      { content: "The user's name is Bob", type: 'fact' },
+      { content: 'Melanie: I like painting sunsets', source: 'turn 9' },
+      { content: "Melanie: I don't like painting sunsets", source: 'turn 12' },
+      { content: 'Refactor the parser in Python', type: 'todo' },
+      { content: 'Refactor the parser in Rust', type: 'todo' },
+      { content: 'const port = 8080', type: 'code' },
+      { content: 'const port = 9090', type: 'code' },
+    ];
+    const cards = addAll(turns);
+    expect(current(cards)).toHaveLength(turns.length);
+    // The same pair as a preference is a change of mind.
+    const preferences = addAll([
+      { content: 'Melanie: I like painting sunsets', type: 'preference' },
+      { content: "Melanie: I don't like painting sunsets", type: 'preference' },
+    ]);
+    expect(current(preferences)).toEqual(["Melanie: I don't like painting sunsets"]);
   });
 
   it('compares only current cards: stating the old preference again makes it current again', () => {
@@ -302,7 +332,7 @@ describe('mergeCards', () => {
       content: fc
         .array(fc.constantFrom(...words), { minLength: 1, maxLength: 7 })
         .map((list) => list.join(' ')),
-      type: fc.constantFrom<MemoryCardType>('preference', 'fact', 'todo'),
+      type: fc.constantFrom<MemoryCardType>('preference', 'decision', 'fact', 'todo'),
     });
     fc.assert(
       fc.property(fc.array(draft, { maxLength: 12 }), (drafts) => {
@@ -330,5 +360,137 @@ describe('mergeCards', () => {
       }),
       { numRuns: 150 },
     );
+  });
+});
+
+describe('createCardIndex', () => {
+  const words = ['python', 'rust', 'go', 'scripts', 'prefer', 'deploy', 'friday', 'monday'];
+  const extra = ['not', 'we', 'the', 'api', 'tests', 'always', 'use', 'for', '喜欢', '用户'];
+  const draft = fc.record({
+    content: fc
+      .array(fc.constantFrom(...words, ...extra), { minLength: 1, maxLength: 8 })
+      .map((list) => list.join(' ')),
+    type: fc.constantFrom<MemoryCardType>('preference', 'decision', 'constraint', 'fact'),
+    tags: fc.array(fc.constantFrom('a', 'b'), { maxLength: 1 }),
+  });
+
+  it('finds exactly what comparing with every card finds, batch after batch', () => {
+    fc.assert(
+      fc.property(fc.array(fc.array(draft, { maxLength: 8 }), { maxLength: 6 }), (batches) => {
+        let indexedId = 0;
+        let scannedId = 0;
+        const index = createCardIndex();
+        let scanned: MemoryCard[] = [];
+        for (const batch of batches) {
+          const indexed = index.merge(batch, {
+            scope,
+            now: 'now',
+            generateId: () => `card-${indexedId++}`,
+          });
+          const reference = mergeCardsByScan(scanned, batch, {
+            scope,
+            now: 'now',
+            generateId: () => `card-${scannedId++}`,
+          });
+          scanned = reference.cards;
+          expect(indexed.outcomes).toEqual(reference.outcomes);
+          expect(indexed.results).toEqual(reference.results);
+          expect(indexed.changed).toBe(reference.changed);
+          expect(index.cards()).toEqual(reference.cards);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('finds the near duplicates comparing with every card finds', () => {
+    const vocabulary =
+      'alpha bravo charlie delta echo golf hotel india kilo lima mike oscar papa'.split(' ');
+    const sentence = fc.uniqueArray(fc.constantFrom(...vocabulary), {
+      minLength: 6,
+      maxLength: 10,
+    });
+    // Variants of a few sentences, each missing at most one word: near duplicates of each other.
+    const variants = fc.tuple(
+      fc.array(sentence, { minLength: 1, maxLength: 3 }),
+      fc.array(fc.tuple(fc.nat(2), fc.integer({ min: -1, max: 9 })), { maxLength: 12 }),
+    );
+    fc.assert(
+      fc.property(variants, ([sentences, picks]) => {
+        const drafts = picks.map(([which, dropped]) => ({
+          content: sentences[which % sentences.length]!.filter((_, at) => at !== dropped).join(' '),
+          tags: [`t${dropped}`],
+        }));
+        let indexedId = 0;
+        let scannedId = 0;
+        const indexed = createCardIndex().merge(drafts, {
+          scope,
+          now: 'now',
+          generateId: () => `card-${indexedId++}`,
+        });
+        const reference = mergeCardsByScan([], drafts, {
+          scope,
+          now: 'now',
+          generateId: () => `card-${scannedId++}`,
+        });
+        expect(indexed.outcomes).toEqual(reference.outcomes);
+        expect(indexed.results).toEqual(reference.results);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('stays consistent after removals', () => {
+    const index = createCardIndex();
+    const merged = index.merge(
+      [
+        { content: 'I prefer Python for scripts', type: 'preference' },
+        { content: 'The deploy runs on Fridays' },
+      ],
+      options(),
+    );
+    expect(index.remove([merged.results[0]!.id, 'missing'])).toBe(true);
+    expect(index.remove(['missing'])).toBe(false);
+    // The removed card is no longer a duplicate, nor superseded by its replacement.
+    const again = index.merge(
+      [
+        { content: 'I prefer Python for scripts', type: 'preference' },
+        { content: 'The deploy runs on Fridays.' },
+      ],
+      options(),
+    );
+    expect(again.outcomes.map((outcome) => outcome.kind)).toEqual(['added', 'duplicate']);
+    expect(index.size).toBe(2);
+  });
+
+  it('is left as it was when a merge throws midway', () => {
+    const index = createCardIndex();
+    index.merge([{ content: 'I prefer Python for scripts', type: 'preference' }], options());
+    const before = index.cards();
+    let calls = 0;
+    expect(() =>
+      index.merge(
+        [
+          { content: 'I prefer Rust for scripts', type: 'preference' },
+          { content: 'The backup runs nightly', tags: ['ops'] },
+        ],
+        {
+          scope,
+          now: 'later',
+          generateId: () => {
+            calls++;
+            if (calls === 2) throw new Error('no more ids');
+            return `generated-${calls}`;
+          },
+        },
+      ),
+    ).toThrow('no more ids');
+    expect(index.cards()).toEqual(before);
+    // The look-ups were rolled back too: the old preference is still current and supersedable.
+    const retry = index.merge(
+      [{ content: 'I prefer Rust for scripts', type: 'preference' }],
+      options(),
+    );
+    expect(retry.outcomes[0]).toMatchObject({ kind: 'added', superseded: [before[0]!.id] });
   });
 });

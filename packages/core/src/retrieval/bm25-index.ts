@@ -75,22 +75,31 @@ export function createBm25Index({
 }: Bm25IndexOptions = {}): Bm25Index {
   checkOption('k1', k1, 0, 100);
   checkOption('b', b, 0, 1);
-  // term → (document id → term frequency)
-  const postings = new Map<string, Map<string, number>>();
-  // document id → (term → frequency) and length, to undo a document's postings on removal
-  const documents = new Map<string, { terms: Map<string, number>; length: number }>();
+  // Documents live in numbered slots, so the scoring loop adds into a typed array instead of
+  // looking strings up in maps: a query word most documents contain stays cheap at 100k cards.
+  const ids: string[] = [];
+  const lengths: number[] = [];
+  const slotOf = new Map<string, number>();
+  const freeSlots: number[] = [];
+  // term → (slot → term frequency)
+  const postings = new Map<string, Map<number, number>>();
+  // slot → (term → frequency), to undo a document's postings on removal
+  const documentTerms: Array<Map<string, number> | undefined> = [];
   let totalLength = 0;
+  let scratch = new Float64Array(0);
 
   function remove(id: string): boolean {
-    const document = documents.get(id);
-    if (!document) return false;
-    for (const term of document.terms.keys()) {
+    const slot = slotOf.get(id);
+    if (slot === undefined) return false;
+    for (const term of documentTerms[slot]!.keys()) {
       const posting = postings.get(term);
-      posting?.delete(id);
+      posting?.delete(slot);
       if (posting?.size === 0) postings.delete(term);
     }
-    totalLength -= document.length;
-    documents.delete(id);
+    totalLength -= lengths[slot]!;
+    documentTerms[slot] = undefined;
+    slotOf.delete(id);
+    freeSlots.push(slot);
     return true;
   }
 
@@ -98,15 +107,19 @@ export function createBm25Index({
     remove(id);
     const analyzed = analyzer(text);
     const terms = countTerms(analyzed);
+    const slot = freeSlots.pop() ?? ids.length;
+    ids[slot] = id;
+    lengths[slot] = analyzed.length;
+    documentTerms[slot] = terms;
+    slotOf.set(id, slot);
     for (const [term, frequency] of terms) {
       let posting = postings.get(term);
       if (!posting) {
         posting = new Map();
         postings.set(term, posting);
       }
-      posting.set(id, frequency);
+      posting.set(slot, frequency);
     }
-    documents.set(id, { terms, length: analyzed.length });
     totalLength += analyzed.length;
   }
 
@@ -117,29 +130,35 @@ export function createBm25Index({
         argument: 'k',
       });
     }
-    const count = documents.size;
+    const count = slotOf.size;
     if (k === 0 || count === 0) return [];
     const averageLength = totalLength / count || 1;
-    const scores = new Map<string, number>();
+    if (scratch.length < ids.length)
+      scratch = new Float64Array(Math.max(ids.length, 2 * scratch.length));
+    const scores = scratch;
+    const touched: number[] = [];
     // A repeated query term counts once: questions rarely repeat words on purpose.
     for (const term of new Set(analyzer(query))) {
       const posting = postings.get(term);
       if (!posting) continue;
       const idf = inverseDocumentFrequency(posting.size);
-      for (const [id, frequency] of posting) {
-        if (filter && !filter(id)) continue;
-        const length = documents.get(id)?.length ?? 0;
-        const norm = k1 * (1 - b + (b * length) / averageLength);
-        const termScore = (idf * frequency * (k1 + 1)) / (frequency + norm);
-        scores.set(id, (scores.get(id) ?? 0) + termScore);
+      for (const [slot, frequency] of posting) {
+        const norm = k1 * (1 - b + (b * lengths[slot]!) / averageLength);
+        if (scores[slot] === 0) touched.push(slot);
+        // Never exactly 0 once touched, so a slot is listed once.
+        scores[slot]! += (idf * frequency * (k1 + 1)) / (frequency + norm) || Number.MIN_VALUE;
       }
     }
     // Keeps only the best k while scanning, so a query word half the documents contain (a
     // speaker's name) does not cost a sort of every match.
     const best: Bm25Hit[] = [];
-    for (const [id, score] of scores) {
+    for (const slot of touched) {
+      const score = scores[slot]!;
+      scores[slot] = 0;
+      const id = ids[slot]!;
       const worst = best[best.length - 1];
       if (best.length === k && worst && !ranksBefore(score, id, worst)) continue;
+      if (filter && !filter(id)) continue;
       let low = 0;
       let high = best.length;
       while (low < high) {
@@ -154,7 +173,7 @@ export function createBm25Index({
   }
 
   function inverseDocumentFrequency(documentFrequency: number): number {
-    const count = documents.size;
+    const count = slotOf.size;
     return Math.log(1 + (count - documentFrequency + 0.5) / (documentFrequency + 0.5));
   }
 
@@ -170,10 +189,10 @@ export function createBm25Index({
     upsert,
     idealScore,
     remove,
-    has: (id) => documents.has(id),
+    has: (id) => slotOf.has(id),
     search,
     get size() {
-      return documents.size;
+      return slotOf.size;
     },
   };
 }

@@ -12,6 +12,7 @@ export {
   createBm25Index,
 } from './bm25-index.js';
 export { type BruteForceIndexOptions, createBruteForceIndex } from './brute-force-index.js';
+export { EmbedderDimensionError } from './embedder-dimension-error.js';
 export {
   type RankedList,
   reciprocalRankFusion,

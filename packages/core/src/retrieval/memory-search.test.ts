@@ -1,14 +1,18 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { MemoryCard, MemoryCardDraft, MemoryStore, Scope } from '../contracts/index.js';
 import { InvalidArgumentError } from '../errors/index.js';
 import type { MemorySearcher } from '../inject/index.js';
-import { createInMemoryMemoryStore } from '../memory/index.js';
+import { createFileMemoryStore, createInMemoryMemoryStore } from '../memory/index.js';
 import { createFakeClock } from '../test/clock.js';
 import { createFixedEmbedder } from '../test/embedders.js';
 import {
   createBruteForceIndex,
   createMemorySearch,
+  EmbedderDimensionError,
   type MemorySearchOptions,
   type RetrievalFallbackEvent,
 } from './index.js';
@@ -148,6 +152,26 @@ describe('createMemorySearch', () => {
     expect(contents(byTag)).toEqual(['The team chose an A100 GPU for model training']);
   });
 
+  it('flags hits below the relevance floor as low-confidence, or drops them on request', async () => {
+    const { search } = await setup({ mode: 'bm25' });
+    const vague =
+      'what did the quarterly marketing review say about budgets hiring travel and python';
+    const [weak] = await search.search(alice, vague);
+    expect(weak?.card.content).toBe('The user prefers Python for scripting tasks');
+    expect(weak?.lowConfidence).toBe(true);
+    expect(await search.search(alice, vague, { dropLowConfidence: true })).toEqual([]);
+    const [strong] = await search.search(alice, 'python scripting');
+    expect(strong?.lowConfidence).toBeUndefined();
+    // The floor is calibrated on coverage, not on the fused score: the same in hybrid rrf mode.
+    const hybrid = await setup({ mode: 'hybrid', fusion: 'rrf', relevanceFloor: 0.5 });
+    const hits = await hybrid.search.search(alice, vague, { topK: 10 });
+    expect(hits.length).toBeGreaterThan(0);
+    expect(hits.every((hit) => hit.lowConfidence === true)).toBe(true);
+    expect(() =>
+      createMemorySearch({ store: createInMemoryMemoryStore(), relevanceFloor: 2 }),
+    ).toThrow(/relevanceFloor must be a number in \[0, 1\]/);
+  });
+
   it('drops hits below minScore', async () => {
     const { search } = await setup({ mode: 'bm25' });
     const all = await search.search(alice, 'python GPU', { topK: 10 });
@@ -192,6 +216,47 @@ describe('createMemorySearch', () => {
     await store.remove(alice, [cards[1]!.id]);
     const hits = await search.search(alice, 'Fridays deploy', { topK: 10 });
     expect(hits.map((hit) => hit.card.id)).not.toContain(cards[1]!.id);
+  });
+
+  it("follows the core stores' change feed: no listing per search, only the changed cards", async () => {
+    for (const kind of ['in-memory', 'file'] as const) {
+      const root = await mkdtemp(join(tmpdir(), 'ctxmem-search-feed-'));
+      try {
+        const store =
+          kind === 'file' ? createFileMemoryStore({ root }) : createInMemoryMemoryStore();
+        await store.add(alice, drafts);
+        let listed = 0;
+        const list = store.list.bind(store);
+        store.list = (scope, options) => {
+          listed++;
+          return list(scope, options);
+        };
+        const embedder = createFixedEmbedder({ dimensions: 32 });
+        const search = createMemorySearch({ store, embedder });
+        expect(contents(await search.search(alice, 'python scripting'))[0]).toMatch(/Python/);
+        const embedded = embedder.embeddedTexts;
+        await store.add(alice, [
+          { content: 'The user prefers Rust for scripting tasks', type: 'preference' },
+        ]);
+        const hits = await search.search(alice, 'scripting tasks', { topK: 10 });
+        // The superseded Python preference is gone, the Rust one found.
+        expect(contents(hits), kind).toEqual(['The user prefers Rust for scripting tasks']);
+        // Only the new card and the two queries were embedded.
+        expect(embedder.embeddedTexts - embedded).toBe(2);
+        await store.remove(alice, [hits[0]!.card.id]);
+        expect(await search.search(alice, 'scripting tasks')).toEqual([]);
+        expect(listed, kind).toBe(0);
+        if (kind === 'file') {
+          // Another writer (another process) replaces the file: the search reads it again.
+          await createFileMemoryStore({ root }).add(alice, [{ content: 'Scripting runs on Deno' }]);
+          expect(contents(await search.search(alice, 'scripting deno'))).toEqual([
+            'Scripting runs on Deno',
+          ]);
+        }
+      } finally {
+        await rm(root, { recursive: true, force: true });
+      }
+    }
   });
 
   it('embeds each card once: searching again embeds only the query', async () => {
@@ -290,11 +355,13 @@ describe('createMemorySearch', () => {
   });
 
   it('falls back to BM25 when the embedder fails, reports it, and recovers', async () => {
-    const { embedder, search, events } = await setup({ mode: 'hybrid' });
+    let time = 1_000_000;
+    const { embedder, search, events } = await setup({ mode: 'hybrid', now: () => time });
     embedder.behavior = 'fail';
     const { hits, report } = await search.searchWithReport(alice, 'GPU training');
     expect(contents(hits)[0]).toBe('The team chose an A100 GPU for model training');
     expect(hits[0]!.vector).toBeUndefined();
+    expect(hits.every((hit) => hit.keywordOnly === true)).toBe(true);
     expect(report).toMatchObject({
       mode: 'hybrid',
       usedMode: 'bm25',
@@ -311,9 +378,52 @@ describe('createMemorySearch', () => {
       },
     ]);
     embedder.behavior = 'ok';
+    // Within embedderRetryMs the embedder is left alone: no call, no re-embedding per search.
+    const calls = embedder.calls.length;
+    const paused = await search.searchWithReport(alice, 'GPU training');
+    expect(paused.report.fallback).toEqual({ reason: 'error', message: 'fake embedder failure' });
+    expect(paused.hits[0]!.keywordOnly).toBe(true);
+    expect(embedder.calls).toHaveLength(calls);
+    expect(events).toHaveLength(2);
+    time += 30_000;
     const recovered = await search.searchWithReport(alice, 'GPU training');
     expect(recovered.report.usedMode).toBe('hybrid');
     expect(recovered.hits[0]!.vector).toBeGreaterThan(0);
+    expect(recovered.hits[0]!.keywordOnly).toBeUndefined();
+  });
+
+  it('throws EmbedderDimensionError at first use, naming both dimensions, and never re-embeds', async () => {
+    const store = createInMemoryMemoryStore();
+    await store.add(alice, drafts);
+    const embedder = createFixedEmbedder({ dimensions: 16 });
+    // Declares 32 dimensions, returns 16.
+    const lying = { ...embedder, id: 'lying', dimensions: 32, embed: embedder.embed };
+    const search = createMemorySearch({ store, embedder: lying });
+    const error = await search.search(alice, 'python').catch((caught: unknown) => caught);
+    expect(EmbedderDimensionError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ embedderId: 'lying', expected: 32, actual: 16 });
+    expect((error as Error).message).toMatch(/declares 32 dimensions but returned a vector of 16/);
+    const calls = embedder.calls.length;
+    const again = await search.search(alice, 'python').catch((caught: unknown) => caught);
+    expect(EmbedderDimensionError.isInstance(again)).toBe(true);
+    await expect(search.sync(alice)).rejects.toMatchObject({ expected: 32, actual: 16 });
+    expect(embedder.calls).toHaveLength(calls);
+  });
+
+  it('throws EmbedderDimensionError for a query vector of the wrong length too', async () => {
+    const store = createInMemoryMemoryStore();
+    const embedder = createFixedEmbedder({ dimensions: 8 });
+    const search = createMemorySearch({
+      store,
+      embedder: { id: 'short-queries', dimensions: 8, embed: async () => [new Float32Array(4)] },
+    });
+    await store.add(alice, [drafts[0]!]);
+    await expect(search.search(alice, 'python')).rejects.toMatchObject({
+      name: 'CtxmemEmbedderDimensionError',
+      expected: 8,
+      actual: 4,
+    });
+    expect(embedder.calls).toHaveLength(0);
   });
 
   it('falls back in vector mode too, and sync reports the failure without throwing', async () => {

@@ -8,10 +8,12 @@ import type {
   Scope,
 } from '../contracts/index.js';
 import { InvalidArgumentError } from '../errors/index.js';
+import { type MemoryChangeCursor, readMemoryChanges } from '../memory/memory-change-feed.js';
 import { scopeKey } from '../storage/index.js';
 import { analyzeText, type TextAnalyzer } from './analyze-text.js';
 import { type Bm25Index, createBm25Index } from './bm25-index.js';
 import { createBruteForceIndex } from './brute-force-index.js';
+import { EmbedderDimensionError } from './embedder-dimension-error.js';
 import { reciprocalRankFusion, weightedFusion } from './fusion.js';
 import { contentHash } from './hash-string.js';
 import { createHashingEmbedder } from './hashing-embedder.js';
@@ -99,6 +101,13 @@ export interface MemorySearchOptions {
    */
   batchSize?: number;
   /**
+   * After the embedder fails (an error or a batch timeout), searches answer from BM25 for this
+   * long, flagged and reported, before the embedder is called again: a broken embedder is not
+   * called, and cards are not re-embedded, on every search. `sync` always tries.
+   * @default 30000
+   */
+  embedderRetryMs?: number;
+  /**
    * BM25 parameters (see `createBm25Index`). Tuned on LoCoMo's development split: the low `b`
    * suits one-sentence cards, whose length says little about relevance.
    * @default { k1: 0.9, b: 0.2 }
@@ -141,6 +150,16 @@ export interface MemorySearchOptions {
    * @default Date.now
    */
   now?: () => number;
+  /**
+   * Hits whose relevance is below this are flagged `lowConfidence` (and dropped with the query
+   * option `dropLowConfidence`). Relevance is calibrated the same way whatever the fusion: the
+   * weighted mean of the BM25 score divided by `idealScore` (about the share of the query's
+   * words the card covers) and the cosine, plus what `sequenceContext` passes on (weighted
+   * fusion only). So 0.1 means a card that matches about a tenth of the query, such as one
+   * common word of a long question.
+   * @default 0.1
+   */
+  relevanceFloor?: number;
   /** Called whenever a search falls back to BM25. */
   onFallback?: (event: RetrievalFallbackEvent) => void;
 }
@@ -173,6 +192,11 @@ export interface MemorySearchQueryOptions {
   recencyHalfLifeDays?: number;
   /** Score multipliers per card type, for example `{ constraint: 1.5 }`. @default none */
   typeBoosts?: Partial<Record<MemoryCardType, number>>;
+  /**
+   * Drops hits below the search's `relevanceFloor` instead of flagging them `lowConfidence`.
+   * @default false
+   */
+  dropLowConfidence?: boolean;
   /** Overrides the search's mode for this query. @default the search's mode */
   mode?: RetrievalMode;
   abortSignal?: AbortSignal;
@@ -188,6 +212,13 @@ export interface RetrievedMemory {
   vector?: number;
   /** The part of `score` passed on by the cards before this one (with `sequenceContext`). */
   context?: number;
+  /**
+   * Set when the vector side failed and this hit comes from keyword search alone (the search's
+   * report and `onFallback` say why).
+   */
+  keywordOnly?: true;
+  /** Set when the hit's relevance is below the search's `relevanceFloor`: likely not relevant. */
+  lowConfidence?: true;
 }
 
 export interface MemorySearchReport {
@@ -212,7 +243,11 @@ export interface MemorySyncReport {
 }
 
 export interface MemorySearch {
-  /** The best cards of `scope` for `query`, best first. Never throws for a failing embedder. */
+  /**
+   * The best cards of `scope` for `query`, best first. Never throws for a failing embedder (it
+   * falls back to BM25), except for `EmbedderDimensionError`: an embedder whose vectors do not
+   * have its declared length is a configuration mistake, reported at its first use.
+   */
   search(
     scope: Scope,
     query: string,
@@ -245,6 +280,12 @@ interface ScopeState {
   bm25: Bm25Index;
   /** Card id → hash of the text whose vector is in the index. */
   indexed: Map<string, string>;
+  /** Cards whose vector is missing or of an older text: the embedding job's work list. */
+  pending: Set<string>;
+  /** Ids in the vector index that left the scope, to remove from it. */
+  stale: Set<string>;
+  /** Where the store's change feed was when the scope was last synced (stores that have one). */
+  cursor?: MemoryChangeCursor;
   /** The running background embedding job, if any. */
   job?: Promise<number>;
   /** Card ids in sequence order, for `sequenceContext`; rebuilt after the cards change. */
@@ -352,6 +393,8 @@ export function createMemorySearch({
   timeoutMs = 1000,
   batchTimeoutMs = 60_000,
   batchSize = 64,
+  embedderRetryMs = 30_000,
+  relevanceFloor = 0.1,
   bm25: { k1 = 0.9, b = 0.2 } = {},
   analyzer = analyzeText,
   cardText = defaultCardText,
@@ -384,6 +427,12 @@ export function createMemorySearch({
   ] as const) {
     if (!(value > 0)) throw invalid(argument, `must be a positive number, got ${value}`);
   }
+  if (!(relevanceFloor >= 0 && relevanceFloor <= 1)) {
+    throw invalid('relevanceFloor', `must be a number in [0, 1], got ${relevanceFloor}`);
+  }
+  if (!(embedderRetryMs >= 0)) {
+    throw invalid('embedderRetryMs', `must be a number >= 0, got ${embedderRetryMs}`);
+  }
   if (index.dimensions !== embedder.dimensions) {
     throw invalid(
       'index',
@@ -396,6 +445,26 @@ export function createMemorySearch({
   // Bounded: a server with many users must not keep an index for every scope it ever searched.
   // An evicted scope is rebuilt from the store on its next search (vectors come from the cache).
   const scopes = new KeyedLru<ScopeState>(maxScopes);
+  // The embedder's state across scopes: a wrong dimension is permanent, other failures pause it.
+  let dimensionError: EmbedderDimensionError | undefined;
+  let failure: { at: number; message: string } | undefined;
+
+  function recordFailure(error: unknown): void {
+    if (EmbedderDimensionError.isInstance(error)) dimensionError = error;
+    else if (!(error instanceof VectorTimeoutError))
+      failure = { at: now(), message: errorMessage(error) };
+  }
+
+  function checkDimensions(vector: unknown): void {
+    const length = (vector as { length?: unknown } | undefined)?.length;
+    if (typeof length === 'number' && length !== embedder.dimensions) {
+      throw new EmbedderDimensionError({
+        embedderId: embedder.id,
+        expected: embedder.dimensions,
+        actual: length,
+      });
+    }
+  }
 
   function cacheKey(entry: Entry): string {
     return `${embedder.id}\u0000${entry.card.id}\u0000${entry.hash}`;
@@ -410,50 +479,89 @@ export function createMemorySearch({
         entries: new Map(),
         bm25: createBm25Index({ k1, b, analyzer }),
         indexed: new Map(),
+        pending: new Set(),
+        stale: new Set(),
       };
       scopes.set(key, state);
     }
     return state;
   }
 
-  /** Diffs the store's current cards against the indexed ones and updates BM25 to match. */
+  interface SyncCounts {
+    added: number;
+    updated: number;
+    removed: number;
+  }
+
+  /** Puts a current card into the scope's entries and BM25 (superseded ones are taken out). */
+  function applyCard(state: ScopeState, card: MemoryCard, counts: SyncCounts): void {
+    // The store hides superseded cards from `list`; the change feed reports them as changes.
+    if (card.supersededBy !== undefined) {
+      removeEntry(state, card.id, counts);
+      return;
+    }
+    const existing = state.entries.get(card.id);
+    const text = cardText(card);
+    if (existing?.text === text) {
+      // Same text, maybe new metadata (type, tags, updatedAt): nothing to re-index.
+      if (existing.card.createdAt !== card.createdAt) state.sequence = undefined;
+      existing.card = card;
+      return;
+    }
+    if (existing) {
+      embeddingCache.delete(cacheKey(existing));
+      counts.updated++;
+    } else {
+      counts.added++;
+      state.sequence = undefined;
+    }
+    const entry = { card, text, hash: contentHash(text) };
+    state.entries.set(card.id, entry);
+    state.bm25.upsert(card.id, text);
+    if (state.indexed.get(card.id) !== entry.hash) state.pending.add(card.id);
+    else state.pending.delete(card.id);
+  }
+
+  function removeEntry(state: ScopeState, id: string, counts: SyncCounts): void {
+    const entry = state.entries.get(id);
+    if (!entry) return;
+    state.entries.delete(id);
+    state.bm25.remove(id);
+    state.pending.delete(id);
+    if (state.indexed.has(id)) state.stale.add(id);
+    embeddingCache.delete(cacheKey(entry));
+    state.sequence = undefined;
+    counts.removed++;
+  }
+
+  /**
+   * Brings the scope's entries and BM25 in line with the store. Stores of this package have a
+   * change feed: then only the cards changed since the last sync are read, and a search on an
+   * unchanged scope reads nothing. Other stores are listed and diffed card by card.
+   */
   async function syncCards(scope: Scope) {
     const state = stateOf(scope);
-    const listed = await store.list(scope);
-    let added = 0;
-    let updated = 0;
-    let removed = 0;
+    const counts: SyncCounts = { added: 0, updated: 0, removed: 0 };
+    const feed = readMemoryChanges(store, scope, state.cursor);
+    const changes = feed ? await feed : undefined;
+    if (changes && 'changed' in changes) {
+      for (const card of changes.changed) applyCard(state, card, counts);
+      for (const id of changes.removed) removeEntry(state, id, counts);
+      state.cursor = changes.cursor;
+      return { state, ...counts };
+    }
+    const listed = changes ? changes.full : await store.list(scope);
     const seen = new Set<string>();
     for (const card of listed) {
-      // The store already hides superseded cards; this guards stores that do not.
       if (card.supersededBy !== undefined) continue;
       seen.add(card.id);
-      const existing = state.entries.get(card.id);
-      const text = cardText(card);
-      if (existing?.text === text) {
-        // Same text, maybe new metadata (type, tags, updatedAt): nothing to re-index.
-        if (existing.card.createdAt !== card.createdAt) state.sequence = undefined;
-        existing.card = card;
-        continue;
-      }
-      if (existing) {
-        embeddingCache.delete(cacheKey(existing));
-        updated++;
-      } else {
-        added++;
-      }
-      state.entries.set(card.id, { card, text, hash: contentHash(text) });
-      state.bm25.upsert(card.id, text);
+      applyCard(state, card, counts);
     }
-    for (const [id, entry] of state.entries) {
-      if (seen.has(id)) continue;
-      state.entries.delete(id);
-      state.bm25.remove(id);
-      embeddingCache.delete(cacheKey(entry));
-      removed++;
+    for (const id of [...state.entries.keys()]) {
+      if (!seen.has(id)) removeEntry(state, id, counts);
     }
-    if (added > 0 || removed > 0) state.sequence = undefined;
-    return { state, added, updated, removed };
+    state.cursor = changes?.cursor;
+    return { state, ...counts };
   }
 
   /** The scope's cards in sequence order: `createdAt`, then the order the store listed them in. */
@@ -506,6 +614,7 @@ export function createMemorySearch({
       );
     }
     for (const vector of vectors) {
+      checkDimensions(vector);
       if (!(vector instanceof Float32Array) || vector.length !== embedder.dimensions) {
         throw new Error(`the embedder returned a vector that is not ${embedder.dimensions} floats`);
       }
@@ -526,16 +635,24 @@ export function createMemorySearch({
   async function runEmbeddingJob(state: ScopeState): Promise<number> {
     let embedded = 0;
     for (;;) {
-      const stale = [...state.indexed.keys()].filter((id) => !state.entries.has(id));
-      if (stale.length > 0) {
+      if (state.stale.size > 0) {
+        const stale = [...state.stale];
+        state.stale.clear();
         await index.remove(stale);
         for (const id of stale) state.indexed.delete(id);
       }
-      const pending = [...state.entries.values()].filter(
-        (entry) => state.indexed.get(entry.card.id) !== entry.hash,
-      );
-      if (pending.length === 0) return embedded;
-      const batch = pending.slice(0, batchSize);
+      // The work list is a set kept up to date by the sync: a batch never rescans every card.
+      const batch: Entry[] = [];
+      for (const id of state.pending) {
+        const entry = state.entries.get(id);
+        if (!entry || state.indexed.get(id) === entry.hash) {
+          state.pending.delete(id);
+          continue;
+        }
+        batch.push(entry);
+        if (batch.length === batchSize) break;
+      }
+      if (batch.length === 0) return embedded;
       const missing = batch.filter((entry) => !embeddingCache.get(cacheKey(entry)));
       if (missing.length > 0) {
         const vectors = await embedBatch(missing.map((entry) => entry.text));
@@ -549,7 +666,12 @@ export function createMemorySearch({
         return vector ? [{ id: entry.card.id, vector, scopeKey: state.key }] : [];
       });
       await index.upsert(items);
-      for (const entry of batch) state.indexed.set(entry.card.id, entry.hash);
+      for (const entry of batch) {
+        state.indexed.set(entry.card.id, entry.hash);
+        // A card changed again while its batch was embedded stays pending.
+        if (state.entries.get(entry.card.id)?.hash === entry.hash)
+          state.pending.delete(entry.card.id);
+      }
     }
   }
 
@@ -559,19 +681,16 @@ export function createMemorySearch({
       const job = runEmbeddingJob(state).finally(() => {
         if (state.job === job) state.job = undefined;
       });
-      // A failed job is reported to the search that awaits it; nobody else must see a rejection.
-      job.catch(() => {});
+      // A failed job is reported to the search that awaits it (and remembered, so the next
+      // searches do not call a failing embedder again); nobody else must see a rejection.
+      job.catch(recordFailure);
       state.job = job;
     }
     return state.job;
   }
 
   function needsEmbedding(state: ScopeState): boolean {
-    if (state.indexed.size > state.entries.size) return true;
-    for (const entry of state.entries.values()) {
-      if (state.indexed.get(entry.card.id) !== entry.hash) return true;
-    }
-    return false;
+    return state.pending.size > 0 || state.stale.size > 0;
   }
 
   /** Cosine of every candidate card to the query, from the index, best first. */
@@ -586,6 +705,7 @@ export function createMemorySearch({
       embedder.embed([query], { abortSignal: signal }),
       signal,
     );
+    checkDimensions(queryVector);
     if (
       !(queryVector instanceof Float32Array) ||
       queryVector.length !== embedder.dimensions ||
@@ -645,9 +765,11 @@ export function createMemorySearch({
       typeBoosts,
       mode = defaultMode,
       abortSignal,
+      dropLowConfidence = false,
     } = options;
     abortSignal?.throwIfAborted();
     if (typeof query !== 'string') throw invalid('query', `must be a string, got ${typeof query}`);
+    if (dimensionError) throw dimensionError;
     const { state } = await syncCards(scope);
     abortSignal?.throwIfAborted();
     const report: MemorySearchReport = { mode, usedMode: mode, cards: state.entries.size };
@@ -665,7 +787,14 @@ export function createMemorySearch({
     const poolSize = Math.max(candidates, topK);
 
     let vector: Map<string, number> | undefined;
-    if (mode !== 'bm25') {
+    const fallBack = (reason: 'timeout' | 'error', message: string) => {
+      report.usedMode = 'bm25';
+      report.fallback = { reason, message };
+      onFallback?.({ type: 'retrieval-fallback', scope, from: mode, to: 'bm25', reason, message });
+    };
+    if (mode !== 'bm25' && failure && now() - failure.at < embedderRetryMs) {
+      fallBack('error', failure.message);
+    } else if (mode !== 'bm25') {
       const deadline = new AbortController();
       const timer = setTimeout(() => deadline.abort(new VectorTimeoutError(timeoutMs)), timeoutMs);
       const signal = abortSignal
@@ -676,20 +805,13 @@ export function createMemorySearch({
         const limit = filtered ? state.entries.size : poolSize;
         const scores = await vectorScores(state, query, limit, signal);
         vector = new Map([...scores].filter(([id]) => accepts(id)).slice(0, poolSize));
+        failure = undefined;
       } catch (error) {
         // The caller giving up is not an embedder failure: let it through.
         if (abortSignal?.aborted) throw abortSignal.reason;
-        const reason = error instanceof VectorTimeoutError ? 'timeout' : 'error';
-        report.usedMode = 'bm25';
-        report.fallback = { reason, message: errorMessage(error) };
-        onFallback?.({
-          type: 'retrieval-fallback',
-          scope,
-          from: mode,
-          to: 'bm25',
-          reason,
-          message: errorMessage(error),
-        });
+        recordFailure(error);
+        if (EmbedderDimensionError.isInstance(error)) throw error;
+        fallBack(error instanceof VectorTimeoutError ? 'timeout' : 'error', errorMessage(error));
       } finally {
         clearTimeout(timer);
       }
@@ -724,6 +846,16 @@ export function createMemorySearch({
         { scores: cosine, weight: weights.vector },
       ]);
     }
+    // Calibrated relevance, the same scale whatever the fusion: coverage of the query by BM25,
+    // cosine, or their weighted mean.
+    const totalWeight = weights.bm25 + weights.vector || 1;
+    const relevanceOf = (id: string): number => {
+      const coverage = normalisedLexical.get(id) ?? 0;
+      const cosine = Math.max(0, vector?.get(id) ?? 0);
+      if (usedMode === 'bm25') return coverage;
+      if (usedMode === 'vector') return cosine;
+      return (weights.bm25 * coverage + weights.vector * cosine) / totalWeight;
+    };
     const passed = context ? passOnContext(state, scores, accepts, context) : undefined;
     if (passed) {
       // Sum, not max: a card that matches on its own and follows a match outranks either alone.
@@ -751,6 +883,12 @@ export function createMemorySearch({
       if (vectorScore !== undefined) hit.vector = vectorScore;
       const contextScore = passed?.get(id);
       if (contextScore !== undefined) hit.context = contextScore;
+      if (report.fallback) hit.keywordOnly = true;
+      const sharedContext = usedMode === 'hybrid' && fusion === 'rrf' ? 0 : (contextScore ?? 0);
+      if (relevanceOf(id) + sharedContext < relevanceFloor) {
+        if (dropLowConfidence) continue;
+        hit.lowConfidence = true;
+      }
       ranked.push(hit);
     }
     ranked.sort(
@@ -813,6 +951,7 @@ export function createMemorySearch({
     },
     searchWithReport,
     async sync(scope) {
+      if (dimensionError) throw dimensionError;
       const { state, added, updated, removed } = await syncCards(scope);
       const report: MemorySyncReport = {
         cards: state.entries.size,
@@ -830,8 +969,11 @@ export function createMemorySearch({
           report.embedded += await embeddingJob(state);
         }
       } catch (error) {
+        recordFailure(error);
+        if (EmbedderDimensionError.isInstance(error)) throw error;
         report.vectorError = errorMessage(error);
       }
+      if (!report.vectorError) failure = undefined;
       return report;
     },
     clear() {

@@ -1,0 +1,418 @@
+/**
+ * The look-up structures that let `add` de-duplicate and supersede without comparing a draft with
+ * every stored card. A memory store keeps one per scope and updates it with each change, so an add
+ * costs about the same with 100 cards as with 100,000; `mergeCards` builds one for a single call.
+ *
+ * - **Exact duplicates**: a map from normalized content to the current card.
+ * - **Near duplicates**: a near duplicate's token set contains the draft's set `x` or is
+ *   contained in it (a replacement is not a near duplicate), with a Jaccard similarity of at least
+ *   t. A superset contains the draft's rarest token, so it is among the cards an inverted index
+ *   lists under that token. A subset is `x` without at most `m = |x| − ⌈t·|x|⌉` tokens (1 for
+ *   7 to 13 tokens), so it is found by looking up each such subset in a map keyed by token set;
+ *   when there are too many subsets (long cards), the cards listed under any `m + 1` tokens of
+ *   `x` are compared instead (prefix filtering), of which a subset contains one.
+ * - **Supersession**: the older card is the draft with one span of at most 3 tokens replaced, and
+ *   the same type. Each card is listed under a key per span that could be cut out of it (type,
+ *   tokens before, tokens after: at most 4·(n + 1) small integers), so the candidates are the
+ *   cards that agree with the draft on all but one short span, however many cards share their
+ *   first or last words.
+ *
+ * Every candidate is then checked with the same tests as before (`isNearDuplicate`,
+ * `supersedes`), so the outcome of a merge is exactly what comparing with every card would give.
+ * Each card is analysed once, when it is indexed; nothing is cleared and re-analysed.
+ */
+import { KeyedLru } from '../cache/index.js';
+import type { MemoryCard, MemoryCardDraft, MemoryCardType, Scope } from '../contracts/index.js';
+import {
+  analyzeCardContent,
+  type CardAnalysis,
+  isNearDuplicate,
+  jaccard,
+  MAX_CHANGED_TOKENS,
+  MIN_SHARED_SHARE,
+  MIN_SHARED_TOKENS,
+  NEAR_DUPLICATE_THRESHOLD,
+  SUPERSEDING_CARD_TYPES,
+  supersedes,
+} from './card-analysis.js';
+import { type ValidDraft, validateDrafts } from './validate-drafts.js';
+
+export interface CardMergeOptions {
+  /** The scope stamped on new cards. */
+  scope: Scope;
+  /** ISO 8601 time stamped on new and changed cards. */
+  now: string;
+  /** Creates the id of a new card. */
+  generateId: () => string;
+}
+
+/** What happened to one draft. */
+export type MergeOutcome =
+  | { kind: 'duplicate'; cardId: string }
+  | { kind: 'near-duplicate'; cardId: string }
+  | { kind: 'added'; cardId: string; superseded: string[] };
+
+export interface CardIndexMergeResult {
+  /** For each draft, its card as it ends up: the existing card for duplicates. */
+  results: MemoryCard[];
+  outcomes: MergeOutcome[];
+  /** Whether anything must be written. */
+  changed: boolean;
+}
+
+/** The cards of one scope with their look-up structures. Mutable: owned by one store. */
+export interface CardIndex {
+  /** Every card (superseded ones included), in insertion order. The store's own objects. */
+  cards(): MemoryCard[];
+  get(id: string): MemoryCard | undefined;
+  /** Number of cards, superseded ones included. */
+  readonly size: number;
+  /**
+   * Merges drafts by the rules of `mergeCards`. All or nothing: when anything throws (an invalid
+   * draft, a failing id generator), the index is left as it was.
+   */
+  merge(drafts: readonly MemoryCardDraft[], options: CardMergeOptions): CardIndexMergeResult;
+  /** Removes cards by id; returns whether any was there. */
+  remove(ids: readonly string[]): boolean;
+  /** Where the index is in its history of changes, for `changesSince`. */
+  cursor(): CardIndexCursor;
+  /**
+   * The ids changed (added, updated, superseded or removed) since `cursor`, or undefined when the
+   * cursor is of another index or older than the changes the index remembers: then the reader
+   * must take every card again.
+   */
+  changesSince(cursor: CardIndexCursor): string[] | undefined;
+}
+
+/** A position in one index's history of changes. */
+export interface CardIndexCursor {
+  /** Differs between indexes, also across processes and reloads of the same file. */
+  generation: string;
+  revision: number;
+}
+
+/** Changes an index remembers for readers that sync incrementally. */
+const CHANGE_LOG_LIMIT = 10_000;
+let generations = 0;
+
+// Analyses are kept with the card object they were computed for (a WeakMap never has to be
+// cleared), and by content in a bounded LRU that evicts one entry at a time: stores that parse
+// their cards anew for each `mergeCards` call (Redis, Postgres) do not re-analyse them all.
+const analyses = new WeakMap<MemoryCard, CardAnalysis>();
+const analysesByContent = new KeyedLru<CardAnalysis>(100_000);
+
+function analysisOf(card: MemoryCard): CardAnalysis {
+  const cached = analyses.get(card);
+  if (cached?.content === card.content) return cached;
+  const analysis = analysesByContent.get(card.content) ?? analyzeCardContent(card.content);
+  analysesByContent.set(card.content, analysis);
+  analyses.set(card, analysis);
+  return analysis;
+}
+
+const TYPE_CODES: Record<MemoryCardType, number> = {
+  goal: 1,
+  decision: 2,
+  constraint: 3,
+  todo: 4,
+  code: 5,
+  fact: 6,
+  preference: 7,
+};
+
+function mix(hash: number, value: number): number {
+  return Math.imul(hash ^ value, 0x01000193) >>> 0;
+}
+
+function tokenHash(token: string): number {
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < token.length; index++) hash = mix(hash, token.charCodeAt(index));
+  return hash;
+}
+
+/**
+ * The supersession keys of a token sequence: one per way to cut out a span of at most
+ * `MAX_CHANGED_TOKENS` tokens that leaves enough shared tokens around it, hashing the type, the
+ * tokens before the span and the tokens after it. Two cards one supersedes the other share the
+ * key of their common prefix and suffix. Small integers (hash collisions only add candidates,
+ * which are checked), so a card costs a few map entries, not a few strings.
+ */
+function shapeKeys(type: MemoryCardType, tokens: readonly string[]): number[] {
+  const length = tokens.length;
+  const minShared = Math.max(MIN_SHARED_TOKENS, Math.ceil(MIN_SHARED_SHARE * length - 1e-9));
+  if (length < minShared) return [];
+  const hashes = tokens.map(tokenHash);
+  const prefix = new Uint32Array(length + 1);
+  const suffix = new Uint32Array(length + 1);
+  prefix[0] = 0x9e3779b9;
+  suffix[length] = 0x85ebca6b;
+  for (let index = 0; index < length; index++)
+    prefix[index + 1] = mix(prefix[index]!, hashes[index]!);
+  for (let index = length - 1; index >= 0; index--)
+    suffix[index] = mix(suffix[index + 1]!, hashes[index]!);
+  const keys: number[] = [];
+  for (let cut = 0; cut <= MAX_CHANGED_TOKENS && length - cut >= minShared; cut++) {
+    for (let start = 0; start + cut <= length; start++) {
+      const key = mix(mix(mix(TYPE_CODES[type], start), prefix[start]!), suffix[start + cut]!);
+      keys.push(key & 0x3fffffff);
+    }
+  }
+  return keys;
+}
+
+function addTo<Key>(map: Map<Key, Set<string>>, key: Key, id: string): void {
+  let set = map.get(key);
+  if (!set) {
+    set = new Set();
+    map.set(key, set);
+  }
+  set.add(id);
+}
+
+function removeFrom<Key>(map: Map<Key, Set<string>>, key: Key, id: string): void {
+  const set = map.get(key);
+  if (!set) return;
+  set.delete(id);
+  if (set.size === 0) map.delete(key);
+}
+
+/** Most token subsets looked up for one draft before falling back to prefix filtering. */
+const MAX_SUBSET_LOOKUPS = 256;
+
+function tokenSetKey(tokens: Iterable<string>): string {
+  return [...tokens].sort().join('\u0000');
+}
+
+/**
+ * The keys of every subset of `sorted` without 1 to `missing` of its tokens, or undefined when
+ * there are more than `MAX_SUBSET_LOOKUPS` of them.
+ */
+function subsetKeys(sorted: readonly string[], missing: number): string[] | undefined {
+  let count = 0;
+  let combinations = 1;
+  for (let removed = 1; removed <= missing; removed++) {
+    combinations = (combinations * (sorted.length - removed + 1)) / removed;
+    count += combinations;
+    if (count > MAX_SUBSET_LOOKUPS) return undefined;
+  }
+  const keys: string[] = [];
+  const kept: string[] = [];
+  const visit = (position: number, removed: number) => {
+    if (position === sorted.length) {
+      if (removed > 0) keys.push(kept.join('\u0000'));
+      return;
+    }
+    kept.push(sorted[position]!);
+    visit(position + 1, removed);
+    kept.pop();
+    if (removed < missing) visit(position + 1, removed + 1);
+  };
+  visit(0, 0);
+  return keys;
+}
+
+function mergeTags(first: readonly string[], second: readonly string[]): string[] {
+  return [...new Set([...first, ...second])];
+}
+
+/** Builds the index of `cards` (not copied: the index holds these objects and never mutates them). */
+export function createCardIndex(cards: readonly MemoryCard[] = []): CardIndex {
+  // Insertion order is the Map's order; replacing a card keeps its place.
+  const byId = new Map<string, MemoryCard>();
+  // Insertion number per id: ties between equally similar near duplicates go to the oldest card.
+  const order = new Map<string, number>();
+  let nextOrder = 0;
+  const exact = new Map<string, string>();
+  const postings = new Map<string, Set<string>>();
+  const tokenSets = new Map<string, Set<string>>();
+  const generation = `${process.pid}:${generations++}:${Math.random().toString(36).slice(2)}`;
+  // Ids in the order they changed; log[i] is the change that made the revision logStart + i + 1.
+  let log: string[] = [];
+  let logStart = 0;
+  const record = (id: string) => {
+    log.push(id);
+    if (log.length > 2 * CHANGE_LOG_LIMIT) {
+      logStart += log.length - CHANGE_LOG_LIMIT;
+      log = log.slice(-CHANGE_LOG_LIMIT);
+    }
+  };
+  const shapes = new Map<number, Set<string>>();
+
+  function indexCard(card: MemoryCard): void {
+    if (card.supersededBy !== undefined) return;
+    const analysis = analysisOf(card);
+    exact.set(analysis.normalized, card.id);
+    for (const token of analysis.set) addTo(postings, token, card.id);
+    addTo(tokenSets, tokenSetKey(analysis.set), card.id);
+    if (SUPERSEDING_CARD_TYPES.has(card.type)) {
+      for (const key of shapeKeys(card.type, analysis.tokens)) addTo(shapes, key, card.id);
+    }
+  }
+
+  function unindexCard(card: MemoryCard): void {
+    if (card.supersededBy !== undefined) return;
+    const analysis = analysisOf(card);
+    if (exact.get(analysis.normalized) === card.id) exact.delete(analysis.normalized);
+    for (const token of analysis.set) removeFrom(postings, token, card.id);
+    removeFrom(tokenSets, tokenSetKey(analysis.set), card.id);
+    if (SUPERSEDING_CARD_TYPES.has(card.type)) {
+      for (const key of shapeKeys(card.type, analysis.tokens)) removeFrom(shapes, key, card.id);
+    }
+  }
+
+  /** The one way a card enters or changes: keeps every look-up in step with `byId`. */
+  function put(card: MemoryCard): void {
+    const previous = byId.get(card.id);
+    if (previous) unindexCard(previous);
+    else order.set(card.id, nextOrder++);
+    byId.set(card.id, card);
+    indexCard(card);
+    record(card.id);
+  }
+
+  function drop(id: string): void {
+    const previous = byId.get(id);
+    if (!previous) return;
+    unindexCard(previous);
+    byId.delete(id);
+    order.delete(id);
+    record(id);
+  }
+
+  for (const card of cards) put(card);
+  // The cards the index starts with are its first state, not changes a reader must replay.
+  logStart += log.length;
+  log = [];
+
+  /** The current card that is the draft's best near duplicate (see the module comment). */
+  function nearDuplicateOf(draft: CardAnalysis): MemoryCard | undefined {
+    const size = draft.set.size;
+    if (size === 0) return undefined;
+    // A small epsilon: 0.85 · 20 must count as 17, not 17.000000000000004.
+    const missing = size - Math.ceil(NEAR_DUPLICATE_THRESHOLD * size - 1e-9);
+    const byFrequency = [...draft.set]
+      .map((token) => ({ token, frequency: postings.get(token)?.size ?? 0 }))
+      .sort((left, right) => left.frequency - right.frequency)
+      .map(({ token }) => token);
+    const lists: Array<Iterable<string>> = [postings.get(byFrequency[0]!) ?? []];
+    const subsets = subsetKeys([...draft.set].sort(), missing);
+    if (subsets) {
+      for (const key of subsets) {
+        const ids = tokenSets.get(key);
+        if (ids) lists.push(ids);
+      }
+    } else {
+      for (const token of byFrequency.slice(1, missing + 1)) {
+        lists.push(postings.get(token) ?? []);
+      }
+    }
+    let best: { card: MemoryCard; score: number; order: number } | undefined;
+    const seen = new Set<string>();
+    for (const ids of lists) {
+      for (const id of ids) {
+        if (seen.has(id)) continue;
+        seen.add(id);
+        const card = byId.get(id)!;
+        const analysis = analysisOf(card);
+        if (!isNearDuplicate(analysis, draft)) continue;
+        const score = jaccard(analysis.set, draft.set);
+        const position = order.get(id)!;
+        if (!best || score > best.score || (score === best.score && position < best.order)) {
+          best = { card, score, order: position };
+        }
+      }
+    }
+    return best?.card;
+  }
+
+  /** The current cards `draft` supersedes, oldest first. */
+  function supersededBy(draft: CardAnalysis, type: MemoryCardType): MemoryCard[] {
+    if (!SUPERSEDING_CARD_TYPES.has(type)) return [];
+    const candidates = new Set<string>();
+    for (const key of shapeKeys(type, draft.tokens)) {
+      for (const id of shapes.get(key) ?? []) candidates.add(id);
+    }
+    return [...candidates]
+      .map((id) => byId.get(id)!)
+      .filter((card) => card.type === type && supersedes(analysisOf(card), draft))
+      .sort((left, right) => order.get(left.id)! - order.get(right.id)!);
+  }
+
+  function mergeDraft(
+    draft: ValidDraft,
+    { scope, now, generateId }: CardMergeOptions,
+    undo: Map<string, MemoryCard | undefined>,
+  ): MergeOutcome {
+    const change = (card: MemoryCard) => {
+      if (!undo.has(card.id)) undo.set(card.id, byId.get(card.id));
+      put(card);
+    };
+    const analysis = analyzeCardContent(draft.content);
+    const duplicate = exact.get(analysis.normalized);
+    if (duplicate !== undefined) return { kind: 'duplicate', cardId: duplicate };
+
+    const near = nearDuplicateOf(analysis);
+    if (near) {
+      change({ ...near, tags: mergeTags(near.tags, draft.tags), updatedAt: now });
+      return { kind: 'near-duplicate', cardId: near.id };
+    }
+
+    const card: MemoryCard = {
+      id: generateId(),
+      content: draft.content,
+      type: draft.type,
+      tags: draft.tags,
+      createdAt: now,
+      updatedAt: now,
+      ...(draft.source === undefined ? {} : { source: draft.source }),
+      scope: { ...scope },
+    };
+    analyses.set(card, analysis);
+    const superseded = supersededBy(analysis, draft.type);
+    for (const older of superseded) change({ ...older, supersededBy: card.id, updatedAt: now });
+    change(card);
+    return { kind: 'added', cardId: card.id, superseded: superseded.map((older) => older.id) };
+  }
+
+  return {
+    cards: () => [...byId.values()],
+    get: (id) => byId.get(id),
+    get size() {
+      return byId.size;
+    },
+    merge(drafts, options) {
+      const valid = validateDrafts(drafts);
+      // The card each changed id had before this merge (undefined: it did not exist).
+      const undo = new Map<string, MemoryCard | undefined>();
+      const outcomes: MergeOutcome[] = [];
+      try {
+        for (const draft of valid) outcomes.push(mergeDraft(draft, options, undo));
+      } catch (error) {
+        for (const [id, previous] of [...undo].reverse()) {
+          if (previous) put(previous);
+          else drop(id);
+        }
+        throw error;
+      }
+      return {
+        results: outcomes.map((outcome) => byId.get(outcome.cardId)!),
+        outcomes,
+        changed: undo.size > 0,
+      };
+    },
+    cursor: () => ({ generation, revision: logStart + log.length }),
+    changesSince(cursor) {
+      if (cursor.generation !== generation || cursor.revision < logStart) return undefined;
+      return [...new Set(log.slice(cursor.revision - logStart))];
+    },
+    remove(ids) {
+      let removed = false;
+      for (const id of ids) {
+        if (!byId.has(id)) continue;
+        drop(id);
+        removed = true;
+      }
+      return removed;
+    },
+  };
+}
