@@ -2,7 +2,8 @@
  * The shared-store drivers against the file store: throughput and latency percentiles of adding
  * memory cards (each add de-duplicates against every current card of the scope), of searching
  * them (core's BM25 search over `list`, and PostgreSQL's own `tsvector` search), and of appending
- * to the history. PostgreSQL and Redis run on loopback servers: `CTXMEM_POSTGRES_URL` /
+ * to the history; then 8 writers adding to one scope at once, and PostgreSQL's keyword search over a
+ * large scope. PostgreSQL and Redis run on loopback servers: `CTXMEM_POSTGRES_URL` /
  * `CTXMEM_REDIS_URL`, a running `scripts/test-services.sh`, or temporary servers started here when
  * the binaries are installed; a driver without a server is skipped with a note.
  */
@@ -16,6 +17,7 @@ import { createFileMemoryStore } from '../packages/core/src/memory/index.js';
 import { createMemorySearch } from '../packages/core/src/retrieval/index.js';
 import {
   createPostgresStores,
+  loadPg,
   type PostgresMemoryStore,
   type PostgresStores,
 } from '../packages/postgres/src/index.js';
@@ -134,6 +136,170 @@ async function openDrivers(services: ServiceUrls, root: string): Promise<Driver[
   return drivers;
 }
 
+/** One store instance per writer, as separate application instances would each have. */
+interface WriterStores {
+  name: string;
+  open(): Promise<{ memory: MemoryStore; close(): Promise<void> }>;
+}
+
+function writerStores(services: ServiceUrls, root: string): WriterStores[] {
+  const drivers: WriterStores[] = [
+    {
+      name: 'file',
+      open: async () => ({
+        memory: createFileMemoryStore({ root: join(root, 'writers') }),
+        close: async () => {},
+      }),
+    },
+  ];
+  const schema = `ctxmem_bench_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
+  let migrated: Promise<unknown> | undefined;
+  if (services.postgresUrl) {
+    const connectionString = services.postgresUrl;
+    drivers.push({
+      name: 'postgres',
+      open: async () => {
+        const stores = createPostgresStores({ connectionString, schema });
+        migrated ??= stores.migrate();
+        await migrated;
+        return { memory: stores.memory, close: () => stores.close() };
+      },
+    });
+  }
+  if (services.redisUrl) {
+    const url = services.redisUrl;
+    const prefix = `ctxmem-bench-${randomUUID().slice(0, 8)}`;
+    drivers.push({
+      name: 'redis',
+      open: async () => {
+        const stores = createRedisStores({ url, prefix });
+        return { memory: stores.memory, close: () => stores.close() };
+      },
+    });
+  }
+  return drivers;
+}
+
+/** `writers` store instances add `each` cards one at a time to one scope, all at once. */
+export async function manyWriters(
+  driver: WriterStores,
+  writers: number,
+  each: number,
+): Promise<BenchSection['rows'][number]> {
+  const instances = await Promise.all(Array.from({ length: writers }, () => driver.open()));
+  const writerScope = { userId: 'bench-writers', sessionId: randomUUID().slice(0, 8) };
+  try {
+    const times: number[] = [];
+    const start = performance.now();
+    await Promise.all(
+      instances.map(async (instance, writer) => {
+        for (let index = 0; index < each; index++) {
+          const before = performance.now();
+          await instance.memory.add(writerScope, [
+            { content: sentence(2_000_000 + writer * each + index), type: 'todo' },
+          ]);
+          times.push(performance.now() - before);
+        }
+      }),
+    );
+    const total = performance.now() - start;
+    const stored = (await instances[0]!.memory.list(writerScope)).length;
+    times.sort((left, right) => left - right);
+    const at = (share: number) =>
+      times[Math.min(times.length - 1, Math.floor(share * times.length))]!;
+    await instances[0]!.memory.remove(
+      writerScope,
+      (await instances[0]!.memory.list(writerScope, { includeSuperseded: true })).map(
+        (card) => card.id,
+      ),
+    );
+    return {
+      driver: driver.name,
+      writers,
+      'cards added': writers * each,
+      'cards stored': stored,
+      'adds/s': round(((writers * each) / total) * 1000, 1),
+      'add p50 (ms)': round(at(0.5)),
+      'add p99 (ms)': round(at(0.99)),
+    };
+  } finally {
+    for (const instance of instances) await instance.close();
+  }
+}
+
+const SYLLABLES = 'ka ri mo tu se na lo vi pe da gu fe zo hi ba ne'.split(' ');
+/** 4,096 distinct three-syllable words, so each word is in about 0.2% of the large scope's cards. */
+const VOCABULARY = Array.from(
+  { length: 16 ** 3 },
+  (_, index) =>
+    SYLLABLES[index % 16]! + SYLLABLES[Math.floor(index / 16) % 16]! + SYLLABLES[index >> 8]!,
+);
+
+/** A well-mixed hash (mulberry32) of a seed, in [0, 1). */
+function mix(seed: number): number {
+  let value = (seed + 0x6d2b79f5) | 0;
+  value = Math.imul(value ^ (value >>> 15), value | 1);
+  value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
+  return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
+}
+
+const vocabularyWord = (seed: number) => VOCABULARY[Math.floor(mix(seed) * VOCABULARY.length)]!;
+
+/** A sentence of 8 words drawn evenly from VOCABULARY. */
+const largeScopeSentence = (seed: number) =>
+  `Card ${seed}: ${Array.from({ length: 8 }, (_, word) => vocabularyWord(seed * 8 + word)).join(' ')}.`;
+
+/** PostgreSQL's `searchKeywords` over one large scope, filled in batches of 1,000 cards. */
+export async function largeScopeSearch(
+  connectionString: string,
+  cards: number,
+  searches: number,
+): Promise<BenchSection['rows'][number]> {
+  const { Pool } = await loadPg();
+  const pool = new Pool({ connectionString });
+  const schema = `ctxmem_bench_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
+  const stores = createPostgresStores({ pool, schema });
+  await stores.migrate();
+  const largeScope = { userId: 'bench-large' };
+  try {
+    const fillStart = performance.now();
+    for (let start = 0; start < cards; start += 1_000) {
+      await stores.memory.add(
+        largeScope,
+        Array.from({ length: Math.min(1_000, cards - start) }, (_, offset) => ({
+          content: largeScopeSentence(start + offset),
+          type: 'todo' as const,
+        })),
+      );
+    }
+    const fill = performance.now() - fillStart;
+    // What autovacuum does within a minute of a bulk load: without statistics the planner
+    // guesses a sequential scan over the fresh table.
+    await pool.query(`ANALYZE "${schema}".memory_cards`);
+    const query = (index: number) =>
+      `${vocabularyWord(-1 - index)} ${vocabularyWord(-1_000_000 - index)}`;
+    await stores.memory.searchKeywords(largeScope, query(0), 10);
+    const matched = await stores.memory.searchKeywords(largeScope, query(0), cards);
+    const search = await time(searches, (index) =>
+      stores.memory.searchKeywords(largeScope, query(index), 10),
+    );
+    const cjk = await time(Math.min(searches, 50), () =>
+      stores.memory.searchKeywords(largeScope, '机器学习', 10),
+    );
+    return {
+      'cards in scope': cards,
+      'fill (s)': round(fill / 1000, 1),
+      'cards matching a query': matched.length,
+      'search p50 (ms)': round(search.p50),
+      'search p99 (ms)': round(search.p99),
+      'CJK query, no match, p50 (ms)': round(cjk.p50),
+    };
+  } finally {
+    await pool.query(`DROP SCHEMA "${schema}" CASCADE`);
+    await pool.end();
+  }
+}
+
 export const run: BenchRun = async ({ quick }) => {
   const prefill = quick ? 200 : 2_000;
   const adds = quick ? 100 : 500;
@@ -154,6 +320,11 @@ export const run: BenchRun = async ({ quick }) => {
   const drivers = await openDrivers(services, root);
   const memoryRows: BenchSection['rows'] = [];
   const historyRows: BenchSection['rows'] = [];
+  const writerRows: BenchSection['rows'] = [];
+  const largeRows: BenchSection['rows'] = [];
+  const writers = 8;
+  const writerAdds = quick ? 25 : 125;
+  const largeScopeCards = Number(process.env.CTXMEM_BENCH_LARGE_SCOPE ?? (quick ? 5_000 : 20_000));
   try {
     for (const driver of drivers) {
       for (let start = 0; start < prefill; start += 250) {
@@ -216,6 +387,12 @@ export const run: BenchRun = async ({ quick }) => {
         'read 20 p99 (ms)': round(read.p99),
       });
     }
+    for (const driver of writerStores(services, root)) {
+      writerRows.push(await manyWriters(driver, writers, writerAdds));
+    }
+    if (services.postgresUrl) {
+      largeRows.push(await largeScopeSearch(services.postgresUrl, largeScopeCards, searches));
+    }
   } finally {
     for (const driver of drivers) await driver.close();
     await rm(root, { recursive: true, force: true });
@@ -238,6 +415,22 @@ export const run: BenchRun = async ({ quick }) => {
       title: 'Drivers: history append and range read',
       rows: historyRows,
       notes: ['One message per append; reads of 20 messages by index range.', ...skipped],
+    },
+    {
+      title: `Drivers: ${writers} writers adding to one scope at once`,
+      rows: writerRows,
+      notes: [
+        `${writers} store instances (each with its own connection, as ${writers} application instances would have) in one Node process, each adding ${writerAdds} cards one at a time to the same scope; every add de-duplicates against the whole scope. "cards stored" must equal "cards added" (nothing lost or merged away). Target of issue 14: >= 1,000 adds/s on PostgreSQL and Redis with 8 processes. One process on a shared 2-core machine here, so the writers also share one event loop.`,
+        ...skipped,
+      ],
+    },
+    {
+      title: 'PostgreSQL: searchKeywords over one large scope',
+      rows: largeRows,
+      notes: [
+        `The scope is filled through memory.add in batches of 1,000 cards; cards are 8 words drawn evenly from 4,096, queries two such words (about 0.4% of the cards match one), top 10 by ts_rank, through the GIN index on core-analyzed terms. Set CTXMEM_BENCH_LARGE_SCOPE for another size (issue 14's target: p50 <= 20 ms at 100,000 cards).`,
+        ...skipped,
+      ],
     },
   ];
 };

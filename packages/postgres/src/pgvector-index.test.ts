@@ -67,6 +67,102 @@ if (pgvector) {
       ]);
     });
 
+    it('builds an HNSW index past approximateFrom; small scopes stay exact', async () => {
+      const schema = database.uniqueSchema();
+      const dimensions = 8;
+      let state = 7;
+      const random = () => {
+        state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
+        return state / 2_147_483_648 - 0.5;
+      };
+      const vector = () => Float32Array.from({ length: dimensions }, random);
+      const items = [
+        ...Array.from({ length: 300 }, (_, n) => ({ id: `big-${n}`, scopeKey: 'big' })),
+        ...Array.from({ length: 20 }, (_, n) => ({ id: `small-${n}`, scopeKey: 'small' })),
+      ].map((item) => ({ ...item, vector: vector() }));
+      const index = await createPgvectorIndex({
+        pool: database.pool,
+        schema,
+        dimensions,
+        approximateFrom: 100,
+      });
+      const other = await createPgvectorIndex({
+        pool: database.pool,
+        schema,
+        dimensions,
+        approximateFrom: 100,
+      });
+      await index.upsert(items.slice(0, 50));
+      expect(index.hasHnswIndex()).toBe(false);
+      await index.upsert(items.slice(50));
+      expect(index.hasHnswIndex()).toBe(true);
+      const { rows } = await database.pool.query(
+        `SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND indexdef LIKE '%hnsw%'`,
+        [schema],
+      );
+      expect(rows).toHaveLength(1);
+      // A second instance finds the index instead of building another.
+      const reopened = await createPgvectorIndex({
+        pool: database.pool,
+        schema,
+        dimensions,
+        approximateFrom: 100,
+      });
+      expect(reopened.hasHnswIndex()).toBe(true);
+      // An instance opened before the build learns of the index when it refreshes.
+      expect(other.hasHnswIndex()).toBe(false);
+      expect(await other.refreshSize()).toBe(items.length);
+      expect(other.hasHnswIndex()).toBe(true);
+
+      const cosine = (a: Float32Array, b: Float32Array) => {
+        let dot = 0;
+        let lengthA = 0;
+        let lengthB = 0;
+        for (let position = 0; position < dimensions; position++) {
+          dot += a[position]! * b[position]!;
+          lengthA += a[position]! ** 2;
+          lengthB += b[position]! ** 2;
+        }
+        return dot / Math.sqrt(lengthA * lengthB);
+      };
+      const exact = (query: Float32Array, scopeKey: string, k: number) =>
+        items
+          .filter((item) => item.scopeKey === scopeKey)
+          .map((item) => ({ id: item.id, score: cosine(query, item.vector) }))
+          .sort((a, b) => b.score - a.score)
+          .slice(0, k)
+          .map((hit) => hit.id);
+      let found = 0;
+      for (let round = 0; round < 20; round++) {
+        const query = vector();
+        const small = await reopened.query(query, { k: 5, scopeKey: 'small' });
+        expect(small.map((hit) => hit.id)).toEqual(exact(query, 'small', 5));
+        const big = await reopened.query(query, { k: 10, scopeKey: 'big' });
+        expect(big).toHaveLength(10);
+        for (const hit of big) expect(hit.id.startsWith('big-')).toBe(true);
+        const scores = big.map((hit) => hit.score);
+        expect(scores).toEqual([...scores].sort((a, b) => b - a));
+        const truth = new Set(exact(query, 'big', 10));
+        found += big.filter((hit) => truth.has(hit.id)).length;
+      }
+      expect(found / 200).toBeGreaterThanOrEqual(0.9);
+      // The large scope's queries went through the HNSW index, the small scope's did not.
+      const scans = async () => {
+        await database.pool.query('SELECT pg_stat_force_next_flush()');
+        const result = await database.pool.query(
+          `SELECT idx_scan::integer AS scans FROM pg_stat_user_indexes
+           WHERE schemaname = $1 AND indexrelname LIKE '%hnsw'`,
+          [schema],
+        );
+        return Number(result.rows[0]?.scans);
+      };
+      const before = await scans();
+      await reopened.query(vector(), { k: 3, scopeKey: 'small' });
+      expect(await scans()).toBe(before);
+      await reopened.query(vector(), { k: 3, scopeKey: 'big' });
+      expect(await scans()).toBeGreaterThan(before);
+    });
+
     it('refuses a table created with other dimensions', async () => {
       const schema = database.uniqueSchema();
       await createPgvectorIndex({ pool: database.pool, schema, dimensions: 4, table: 'vectors' });

@@ -24,12 +24,41 @@ export interface PgvectorIndexOptions extends PostgresConnectionOptions {
    * @default `memory_vectors_<dimensions>`
    */
   table?: string;
+  /**
+   * Vectors in one scope from which queries of that scope use a pgvector HNSW index (approximate:
+   * recall about 0.95 or better at the default `ef_search`) instead of the exact scan. The index is
+   * built once, when the table first holds this many vectors (an upsert or the opening of the
+   * index then waits for the build, and writes to the table wait too); scopes smaller than this
+   * are always scanned exactly, index or not. `Infinity` keeps every query exact.
+   * @default 10_000
+   */
+  approximateFrom?: number;
+  /**
+   * pgvector's `hnsw.ef_search` for approximate queries: higher finds more of the true nearest
+   * vectors, more slowly. At least `k` is used.
+   * @default 100
+   */
+  efSearch?: number;
 }
 
 /** A `MemoryIndex` in PostgreSQL with pgvector. `size()` is this instance's count (see below). */
 export interface PgvectorIndex extends MemoryIndex {
   /** Re-reads the number of vectors in the table, written by any process. */
   refreshSize(): Promise<number>;
+  /**
+   * Whether the table has its HNSW index (built once the table reached `approximateFrom`), as of
+   * opening, this instance's last upsert or `refreshSize()`.
+   */
+  hasHnswIndex(): boolean;
+}
+
+function checkPositive(value: unknown, argument: string): asserts value is number {
+  if (typeof value !== 'number' || Number.isNaN(value) || value < 1) {
+    throw new InvalidArgumentError({
+      message: `${argument} must be a number >= 1; got ${String(value)}.`,
+      argument,
+    });
+  }
 }
 
 function checkDimensions(dimensions: unknown): asserts dimensions is number {
@@ -107,10 +136,12 @@ export async function ensurePgvector(pool: PostgresPool): Promise<string> {
 
 /**
  * A vector index over memory cards in PostgreSQL with pgvector, shared by every instance of an
- * application. Vectors are stored normalised and ranked by inner product (= cosine), scanning
- * only the asked scope's rows through a B-tree on `scope_key`: results are exact, which the
- * conformance suite demands (an approximate HNSW index with a scope filter can return fewer than
- * `k` rows). For millions of cards per scope, add a pgvector HNSW index to the table yourself.
+ * application. Vectors are stored normalised and ranked by inner product (= cosine). A scope with
+ * fewer than `approximateFrom` vectors is scanned exactly through a B-tree on `scope_key`, so
+ * small scopes (and the conformance suite) get exact results. Once the table holds that many
+ * vectors it gets a pgvector HNSW index, which queries of scopes at least that large use instead
+ * of reading every row of the scope; they run with `hnsw.iterative_scan` (pgvector 0.8 and later)
+ * so the scope filter still yields `k` rows.
  *
  * `size()` must answer synchronously: it is the table's count when the index was opened (or
  * `refreshSize()` last ran), plus this instance's own inserts and minus its deletes.
@@ -121,11 +152,16 @@ export async function createPgvectorIndex({
   schema = 'ctxmem',
   dimensions,
   table,
+  approximateFrom = 10_000,
+  efSearch = 100,
 }: PgvectorIndexOptions): Promise<PgvectorIndex> {
   checkDimensions(dimensions);
+  checkPositive(approximateFrom, 'approximateFrom');
+  checkPositive(efSearch, 'efSearch');
   const quotedSchema = quoteIdentifier(schema, 'schema');
   const tableName = table ?? `memory_vectors_${dimensions}`;
   const quotedTable = `${quotedSchema}.${quoteIdentifier(tableName, 'table')}`;
+  const hnswName = `${tableName}_hnsw`.slice(0, 63);
   const resolved = await resolvePool({ pool, connectionString });
   const database = resolved.pool;
   try {
@@ -172,6 +208,50 @@ export async function createPgvectorIndex({
 
   let count = await withStorageErrors('count vectors', countRows);
   let closed = false;
+  let hnsw = false;
+  let iterativeScan = false;
+
+  /** Builds the HNSW index once (under the schema's lock, so two processes never both build). */
+  async function ensureHnsw(): Promise<void> {
+    await withStorageErrors(`create the HNSW index of ${schema}.${tableName}`, () =>
+      inTransaction(database, async (client) => {
+        await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
+          `ctxmem:migrate:${schema}`,
+        ]);
+        await client.query(
+          `CREATE INDEX IF NOT EXISTS ${quoteIdentifier(hnswName, 'table')}
+           ON ${quotedTable} USING hnsw (embedding vector_ip_ops)`,
+        );
+      }),
+    );
+    hnsw = true;
+  }
+
+  /** Whether the HNSW index exists (another process may have built it). */
+  const lookForHnsw = () =>
+    withStorageErrors('look for the HNSW index', async () => {
+      const { rows } = await database.query(
+        `SELECT to_regclass($1) IS NOT NULL AS present,
+         (SELECT string_to_array(extversion, '.')::int[] >= '{0,8}'::int[]
+          FROM pg_extension WHERE extname = 'vector') AS iterative`,
+        [`${quotedSchema}.${quoteIdentifier(hnswName, 'table')}`],
+      );
+      hnsw = rows[0]?.present === true;
+      iterativeScan = rows[0]?.iterative === true;
+    });
+  await lookForHnsw();
+  if (!hnsw && count >= approximateFrom) await ensureHnsw();
+
+  /** Whether the scope holds at least `approximateFrom` vectors (reads at most that many ids). */
+  async function isLargeScope(scopeKey: string): Promise<boolean> {
+    if (!hnsw || !Number.isFinite(approximateFrom)) return false;
+    const { rows } = await database.query(
+      `SELECT count(*)::integer AS count FROM
+         (SELECT 1 FROM ${quotedTable} WHERE scope_key = $1 LIMIT $2) AS scope_rows`,
+      [scopeKey, approximateFrom],
+    );
+    return Number(rows[0]?.count ?? 0) >= approximateFrom;
+  }
 
   return {
     dimensions,
@@ -207,6 +287,7 @@ export async function createPgvectorIndex({
         ),
       );
       count += (rows as Array<{ inserted: boolean }>).filter((row) => row.inserted).length;
+      if (!hnsw && count >= approximateFrom) await ensureHnsw();
     },
 
     async remove(ids: readonly string[]) {
@@ -241,13 +322,33 @@ export async function createPgvectorIndex({
       }
       const limit = Number.isFinite(k) ? Math.floor(k) : null;
       if (limit === 0) return [];
-      const { rows } = await withStorageErrors('query vectors', () =>
-        database.query(
-          `SELECT id, -(embedding <#> $1::vector) AS score FROM ${quotedTable}
-           WHERE scope_key = $2 ORDER BY embedding <#> $1::vector, id LIMIT $3`,
-          [literal, scopeKey, limit],
-        ),
-      );
+      const { rows } = await withStorageErrors('query vectors', async () => {
+        if (!(await isLargeScope(scopeKey))) {
+          // `+ 0` keeps the planner off the HNSW index: small scopes get the exact order.
+          return database.query(
+            `SELECT id, -(embedding <#> $1::vector) AS score FROM ${quotedTable}
+             WHERE scope_key = $2 ORDER BY (embedding <#> $1::vector) + 0, id LIMIT $3`,
+            [literal, scopeKey, limit],
+          );
+        }
+        return inTransaction(database, async (client) => {
+          const search = Math.min(1_000, Math.max(efSearch, limit ?? efSearch));
+          await client.query(`SET LOCAL hnsw.ef_search = ${Math.floor(search)}`);
+          if (iterativeScan) await client.query(`SET LOCAL hnsw.iterative_scan = relaxed_order`);
+          // The planner prices a scan of the scope and a sort below the HNSW index until tables
+          // are far larger than this scope; past `approximateFrom` the index is what was asked.
+          await client.query('SET LOCAL enable_seqscan = off');
+          await client.query('SET LOCAL enable_sort = off');
+          // A relaxed iterative scan may return rows slightly out of order: sort them again.
+          return client.query(
+            `SELECT id, score FROM (
+               SELECT id, -(embedding <#> $1::vector) AS score FROM ${quotedTable}
+               WHERE scope_key = $2 ORDER BY embedding <#> $1::vector LIMIT $3
+             ) AS nearest ORDER BY score DESC, id`,
+            [literal, scopeKey, limit],
+          );
+        });
+      });
       return (rows as Array<{ id: string; score: number }>).map((row) => ({
         id: row.id,
         score: Number(row.score),
@@ -260,7 +361,12 @@ export async function createPgvectorIndex({
 
     async refreshSize() {
       count = await withStorageErrors('count vectors', countRows);
+      if (!hnsw) await lookForHnsw();
       return count;
+    },
+
+    hasHnswIndex() {
+      return hnsw;
     },
 
     async flush() {

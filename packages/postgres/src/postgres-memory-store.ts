@@ -17,20 +17,23 @@ import {
 } from '@ctxmem/core/driver-kit';
 import { inTransaction, type PostgresQueryable, withStorageErrors } from './connection.js';
 import { resolveScope, type StoreContext } from './context.js';
+import { keywordQuery, keywordVector } from './keyword-terms.js';
 
 /** One result of a keyword search. */
 export interface KeywordHit {
   card: MemoryCard;
-  /** PostgreSQL's `ts_rank` of the card for the query (higher is better; not normalised). */
+  /** PostgreSQL's `ts_rank` of the card for the query's terms (higher is better; not normalised). */
   score: number;
 }
 
 /** A `MemoryStore` with PostgreSQL full-text search over the current cards. */
 export interface PostgresMemoryStore extends MemoryStore {
   /**
-   * The `k` current cards of `scope` that best match any word of `query` (English stemming and
-   * stop words, ranked by `ts_rank`), best first. Uses the `tsvector` column and its GIN index, so
-   * it does not read every card of the scope. An empty or stop-word-only query finds nothing.
+   * The `k` current cards of `scope` that share any term with `query`, ranked by `ts_rank`, best
+   * first. Terms come from core's `analyzeText`, as in core's BM25 search: stemmed English words
+   * without stop words, and 2- to 4-character n-grams of Chinese, Japanese and Korean text, so
+   * `机器学习` finds a card about `机器学习模型`. Uses the `tsvector` column and its GIN index, so it
+   * does not read every card of the scope. An empty or stop-word-only query finds nothing.
    */
   searchKeywords(scope: Scope, query: string, k?: number): Promise<KeywordHit[]>;
 }
@@ -155,23 +158,27 @@ export function createPostgresMemoryStore(
               cards.map(encodeCard),
               cards.map((card) => card.supersededBy ?? null),
               cards.map(cardSearchText),
+              cards.map((card) => keywordVector(cardSearchText(card))),
             ];
             if (changed.length > 0) {
               await client.query(
                 `UPDATE ${schema}.memory_cards AS target
-                 SET card = item.card, superseded_by = item.superseded_by, search_text = item.search_text
-                 FROM unnest($2::text[], $3::text[], $4::text[], $5::text[])
-                   AS item(id, card, superseded_by, search_text)
+                 SET card = item.card, superseded_by = item.superseded_by,
+                   search_text = item.search_text, search = item.search::tsvector
+                 FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
+                   AS item(id, card, superseded_by, search_text, search)
                  WHERE target.scope_key = $1 AND target.id = item.id`,
                 [key, ...columns(changed)],
               );
             }
             if (added.length > 0) {
               await client.query(
-                `INSERT INTO ${schema}.memory_cards (scope_key, id, card, superseded_by, search_text)
-                 SELECT $1, item.id, item.card, item.superseded_by, item.search_text
-                 FROM unnest($2::text[], $3::text[], $4::text[], $5::text[])
-                   WITH ORDINALITY AS item(id, card, superseded_by, search_text, ordinality)
+                `INSERT INTO ${schema}.memory_cards
+                   (scope_key, id, card, superseded_by, search_text, search)
+                 SELECT $1, item.id, item.card, item.superseded_by, item.search_text,
+                   item.search::tsvector
+                 FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
+                   WITH ORDINALITY AS item(id, card, superseded_by, search_text, search, ordinality)
                  ORDER BY item.ordinality`,
                 [key, ...columns(added)],
               );
@@ -259,24 +266,17 @@ export function createPostgresMemoryStore(
       }
       const limit = Number.isFinite(k) ? Math.floor(k) : null;
       if (limit === 0 || query.trim() === '') return [];
-      const text = query.replaceAll('\u0000', ' ');
+      const terms = keywordQuery(query);
+      if (terms === undefined) return [];
       return withStorageErrors(`search memory cards of ${resolved.key}`, async () => {
         const pool = await context.pool();
-        // Any word may match (an OR of the query's lexemes), as a keyword retriever needs; the
-        // lexemes are quoted as tsquery literals so no word is read as an operator.
         const { rows } = await pool.query(
-          `WITH query AS (
-             SELECT nullif(array_to_string(array(
-               SELECT '''' || replace(replace(lexeme, '\\', '\\\\'), '''', '''''') || ''''
-               FROM unnest(to_tsvector('english'::regconfig, $2))
-             ), ' | '), '')::tsquery AS terms
-           )
-           SELECT card.id, card.card, ts_rank(card.search, query.terms) AS score
-           FROM ${schema}.memory_cards AS card, query
-           WHERE card.scope_key = $1 AND card.superseded_by IS NULL AND card.search @@ query.terms
+          `SELECT card.id, card.card, ts_rank(card.search, $2::tsquery) AS score
+           FROM ${schema}.memory_cards AS card
+           WHERE card.scope_key = $1 AND card.superseded_by IS NULL AND card.search @@ $2::tsquery
            ORDER BY score DESC, card.position
            LIMIT $3`,
-          [resolved.key, text, limit],
+          [resolved.key, terms, limit],
         );
         return (rows as Array<{ id: string; card: string; score: number }>).map((row) => ({
           card: decodeCard(row.card, resolved.scope, `memory card ${row.id} of ${resolved.key}`),

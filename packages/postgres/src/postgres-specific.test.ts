@@ -12,7 +12,9 @@ import {
   InvalidIdError,
   ScopeRequiredError,
   StorageError,
+  scopeKey,
 } from '@ctxmem/core';
+import { encodeCard } from '@ctxmem/core/driver-kit';
 import { createFakeClock } from '@ctxmem/core/test';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,7 +28,7 @@ import {
 import { loadPg } from './connection.js';
 import { createPostgresStores } from './create-postgres-stores.js';
 import { openPglite, openPostgres, type TestDatabase } from './databases.test-support.js';
-import { type Migration, migrateSchema, SCHEMA_VERSION } from './migrations.js';
+import { MIGRATIONS, type Migration, migrateSchema, SCHEMA_VERSION } from './migrations.js';
 
 const services = await testServices();
 afterAll(stopTestServices);
@@ -81,7 +83,7 @@ function behaviour(name: string, open: () => Promise<TestDatabase>) {
           schema: database.uniqueSchema(),
         });
         expect(await stores.schemaVersion()).toBe(0);
-        expect(await stores.migrate()).toEqual({ from: 0, to: SCHEMA_VERSION, applied: [1] });
+        expect(await stores.migrate()).toEqual({ from: 0, to: SCHEMA_VERSION, applied: [1, 2] });
         expect(await stores.migrate()).toEqual({
           from: SCHEMA_VERSION,
           to: SCHEMA_VERSION,
@@ -93,7 +95,7 @@ function behaviour(name: string, open: () => Promise<TestDatabase>) {
       it('applies only the steps a database lacks, in order', async () => {
         const schema = database.uniqueSchema();
         const quoted = `"${schema}"`;
-        await migrateSchema(database.pool, schema, quoted);
+        await migrateSchema(database.pool, schema, quoted, MIGRATIONS.slice(0, 1));
         const next: Migration = {
           version: 2,
           description: 'a test step',
@@ -193,6 +195,63 @@ function behaviour(name: string, open: () => Promise<TestDatabase>) {
         expect(await memory.searchKeywords(alice, 'the and of')).toEqual([]);
         expect(await memory.searchKeywords(alice, '   ')).toEqual([]);
         expect(await memory.searchKeywords(alice, 'rust', 0)).toEqual([]);
+      });
+
+      it('finds CJK text by n-grams, as core’s BM25 does', async () => {
+        const { memory } = await database.stores();
+        await memory.add(alice, [
+          { content: '机器学习模型的训练需要大量GPU。' },
+          { content: '東京の会議は来週の月曜日です。' },
+        ]);
+        for (const [query, expected] of [
+          ['机器学习', '机器学习模型的训练需要大量GPU。'],
+          ['gpu', '机器学习模型的训练需要大量GPU。'],
+          ['月曜日', '東京の会議は来週の月曜日です。'],
+        ] as const) {
+          const hits = await memory.searchKeywords(alice, query);
+          expect(
+            hits.map((hit) => hit.card.content),
+            query,
+          ).toEqual([expected]);
+        }
+      });
+
+      it('stores cards whose terms exceed PostgreSQL’s tsvector limits', async () => {
+        const { memory } = await database.stores();
+        const longWord = 'x'.repeat(3_000);
+        const [card] = await memory.add(alice, [
+          { content: `${'rust '.repeat(300)}${longWord} ${'学'.repeat(5_000)}` },
+        ]);
+        expect((await memory.searchKeywords(alice, 'rust')).map((hit) => hit.card.id)).toEqual([
+          card!.id,
+        ]);
+        expect(await memory.searchKeywords(alice, '学学')).toHaveLength(1);
+        expect(await memory.searchKeywords(alice, longWord)).toEqual([]);
+      });
+
+      it('still finds cards stored before the keyword terms moved to core (schema 1)', async () => {
+        const schema = database.uniqueSchema();
+        await migrateSchema(database.pool, schema, `"${schema}"`, MIGRATIONS.slice(0, 1));
+        // A card as schema 1 stored it: PostgreSQL computed `search` from `search_text`.
+        const [card] = await (await database.stores()).memory.add(alice, [
+          { content: 'Backups run nightly.' },
+        ]);
+        await database.pool.query(
+          `INSERT INTO "${schema}".memory_scopes (scope_key, revision) VALUES ($1, 1)`,
+          [scopeKey(alice)],
+        );
+        await database.pool.query(
+          `INSERT INTO "${schema}".memory_cards (scope_key, id, card, search_text)
+           VALUES ($1, $2, $3, $4)`,
+          [scopeKey(alice), card!.id, encodeCard(card!), card!.content],
+        );
+        const stores = createPostgresStores({ pool: database.pool, schema });
+        await stores.migrate();
+        expect(
+          (await stores.memory.searchKeywords(alice, 'backup')).map((hit) => hit.card.id),
+        ).toEqual([card!.id]);
+        await stores.memory.add(alice, [{ content: 'Backups are kept for 30 days.' }]);
+        expect(await stores.memory.searchKeywords(alice, 'backups')).toHaveLength(2);
       });
 
       it('validates the scope, query and k', async () => {

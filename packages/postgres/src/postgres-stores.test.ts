@@ -1,4 +1,9 @@
-import { testHistoryStore, testMemoryStore, testOffloadStore } from '@ctxmem/core/test';
+import {
+  testHistoryStore,
+  testKeywordSearch,
+  testMemoryStore,
+  testOffloadStore,
+} from '@ctxmem/core/test';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import {
   missingServerMessage,
@@ -10,7 +15,7 @@ import { openPglite, openPostgres, type TestDatabase } from './databases.test-su
 const services = await testServices();
 afterAll(stopTestServices);
 
-/** The three conformance suites core's file store runs, against one database. */
+/** The conformance suites core's file store runs, against one database. */
 function conformance(name: string, open: () => Promise<TestDatabase>) {
   describe(name, () => {
     let database: TestDatabase;
@@ -24,6 +29,13 @@ function conformance(name: string, open: () => Promise<TestDatabase>) {
     testHistoryStore(name, async (options) => (await stores(options)).history);
     testOffloadStore(name, async (options) => (await stores(options)).offload);
     testMemoryStore(name, async (options) => (await stores(options)).memory);
+    testKeywordSearch(name, async (options) => {
+      const { memory } = await stores(options);
+      return {
+        store: memory,
+        searchKeywords: (scope, query, k) => memory.searchKeywords(scope, query, k),
+      };
+    });
   });
 }
 

@@ -1,4 +1,9 @@
-import { testHistoryStore, testMemoryStore, testOffloadStore } from '@ctxmem/core/test';
+import {
+  testHistoryStore,
+  testKeywordSearch,
+  testMemoryStore,
+  testOffloadStore,
+} from '@ctxmem/core/test';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import {
   missingServerMessage,
@@ -23,6 +28,9 @@ if (services.redisUrl) {
     testHistoryStore('Redis', (options) => redis.stores(options).history);
     testOffloadStore('Redis', (options) => redis.stores(options).offload);
     testMemoryStore('Redis', (options) => redis.stores(options).memory);
+    // Redis has no keyword search of its own: core's BM25 over `list` must find what it finds
+    // over the file store.
+    testKeywordSearch('Redis', (options) => ({ store: redis.stores(options).memory }));
   });
 } else {
   const reason = missingServerMessage('Redis', services.problems);

@@ -761,8 +761,8 @@ export function createContextManager(options: ContextManagerOptions = {}): Conte
     const state = session(key);
 
     // Malformed input fails here with a typed error, before anything is stored.
-    const { fingerprints: originalFingerprints, needsTextRepair } = (state.checkShapes ??=
-      createShapeCheck())(original);
+    state.checkShapes ??= createShapeCheck();
+    const { fingerprints: originalFingerprints, needsTextRepair } = state.checkShapes(original);
 
     // The original history is recorded as the host gave it, before any repair.
     if (historyStore) {
