@@ -20,6 +20,7 @@ import {
   type ChatModelLike,
   chatModelComplete,
   chatModelId,
+  chatModelMaxOutputTokens,
   chatModelWindow,
   isChatModel,
 } from './chat-model-complete.js';
@@ -130,6 +131,7 @@ export function createContext(
   if (summarizer) summarizerOptions = { summarizer };
   else if (writer && complete) {
     const writerId = chatModelId(writer);
+    const writerOutput = chatModelMaxOutputTokens(writer);
     // The summarizer's own window: its requests are chunked to fit it.
     const writerWindow =
       chatModelWindow(writer) ??
@@ -140,6 +142,12 @@ export function createContext(
       modelSummarizer: {
         complete,
         ...(writerWindow === undefined ? {} : { contextWindow: writerWindow }),
+        // LangChain has no per-call output limit: the model's own maxTokens is what it will
+        // produce, so that is what each summary request reserves in the window.
+        ...(writerOutput === undefined ||
+        (writerWindow !== undefined && writerOutput >= writerWindow)
+          ? {}
+          : { maxOutputTokens: writerOutput }),
         name: `langchain:${writerId ?? 'chat-model'}`,
       },
     };

@@ -5,6 +5,7 @@ import { ScriptedChatModel } from '../langchain.test-support.js';
 import {
   chatModelComplete,
   chatModelId,
+  chatModelMaxOutputTokens,
   chatModelWindow,
   createContext,
   NO_STREAM_TAG,
@@ -61,6 +62,11 @@ describe('chatModelComplete', () => {
     expect(chatModelId({})).toBeUndefined();
     expect(chatModelWindow({ profile: { maxInputTokens: 200_000 } })).toBe(200_000);
     expect(chatModelWindow({ profile: {} })).toBeUndefined();
+    expect(chatModelMaxOutputTokens({ maxTokens: 512 })).toBe(512);
+    expect(chatModelMaxOutputTokens({ maxOutputTokens: 256 })).toBe(256);
+    expect(chatModelMaxOutputTokens({ kwargs: { max_tokens: 128 } })).toBe(128);
+    expect(chatModelMaxOutputTokens({ bound: { maxTokens: 64 } })).toBe(64);
+    expect(chatModelMaxOutputTokens({ maxTokens: -1 })).toBeUndefined();
   });
 });
 
