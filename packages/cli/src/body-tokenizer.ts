@@ -1,17 +1,11 @@
 import type { TokenCounter, TokenEncodingName } from '@ctxmem/core';
-import { InvalidArgumentError } from '@ctxmem/core';
+import {
+  hasPublicTokenizer,
+  InvalidArgumentError,
+  TOKEN_ENCODING_NAMES,
+  UNKNOWN_TOKENIZER_MARGIN,
+} from '@ctxmem/core';
 import type { CliDependencies } from './dependencies.js';
-
-/** The encodings `--encoding` accepts (core's tiktoken rank files). */
-export const ENCODING_NAMES: readonly TokenEncodingName[] = ['o200k_base', 'cl100k_base'];
-
-/**
- * Counts are multiplied by this for a model whose tokenizer is not public (Claude, Gemini, Llama…),
- * so that a body compacted to the budget with `o200k_base` still fits when the provider's own
- * tokenizer cuts the text into more pieces. It is a margin, not a measurement: the same factor as
- * core's `SAFETY_MARGIN` for summarizer prompts. `--margin 1` turns it off.
- */
-export const UNKNOWN_TOKENIZER_MARGIN = 1.2;
 
 export interface TokenizerChoice {
   /** What `createTokenCounter` is given. */
@@ -53,20 +47,6 @@ export function chooseTokenizer({
   };
 }
 
-/**
- * Whether a model id names an OpenAI model, whose tiktoken encoding is public and exact. Provider
- * prefixes (`openai/gpt-4o`, `azure:gpt-4`) and fine-tune ids (`ft:gpt-4o-mini:org::id`) count.
- */
-export function hasPublicTokenizer(model: string): boolean {
-  let name = model.trim().toLowerCase();
-  if (name.startsWith('ft:')) name = name.slice(3);
-  name = name.slice(name.lastIndexOf('/') + 1);
-  if (/^[a-z-]+:/.test(name) && !/^(gpt|o\d|text-|chatgpt)/.test(name)) {
-    name = name.slice(name.indexOf(':') + 1);
-  }
-  return /^(gpt-|chatgpt-|text-embedding-|o\d+(-|$))/.test(name);
-}
-
 /** The counter for a choice; with a margin above 1 its counts are scaled up and its name says so. */
 export function createBodyCounter(
   choice: TokenizerChoice,
@@ -82,12 +62,12 @@ export function createBodyCounter(
   return { ...scaled, name: `${exact.name}×${margin}` };
 }
 
-/** `--encoding`: one of `ENCODING_NAMES`. */
+/** `--encoding`: one of `TOKEN_ENCODING_NAMES`. */
 export function parseEncoding(value: string | boolean | undefined): TokenEncodingName {
   const text = String(value ?? '').trim();
-  if (!(ENCODING_NAMES as readonly string[]).includes(text)) {
+  if (!(TOKEN_ENCODING_NAMES as readonly string[]).includes(text)) {
     throw new InvalidArgumentError({
-      message: `--encoding must be one of ${ENCODING_NAMES.join(', ')}, got "${text}"`,
+      message: `--encoding must be one of ${TOKEN_ENCODING_NAMES.join(', ')}, got "${text}"`,
       argument: '--encoding',
     });
   }

@@ -6,7 +6,6 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { countToolDefinitions, createTokenCounter, parseConversation } from '@ctxmem/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { hasPublicTokenizer } from './body-tokenizer.js';
 import { callerDirectory } from './caller-directory.js';
 import { type CliContext, type CompactReportJson, runCli } from './index.js';
 
@@ -263,26 +262,6 @@ describe('ctxmem compact: the tokenizer follows the body’s model', () => {
     const unmargined = await compactWithModel('gemini-2.5-pro', ['--margin', '1']);
     expect(unmargined.counter).toBe('tiktoken:o200k_base');
     expect(unmargined.before.tokens).toBe(exact.before.tokens);
-  });
-
-  it('knows which model ids have a public tokenizer', () => {
-    for (const model of [
-      'gpt-4o',
-      'openai/gpt-4.1',
-      'azure:gpt-4',
-      'ft:gpt-4o-mini:org::x',
-      'o3',
-    ]) {
-      expect(hasPublicTokenizer(model), model).toBe(true);
-    }
-    for (const model of [
-      'claude-opus-4',
-      'anthropic/claude-3-5-haiku',
-      'gemini-2.5-pro',
-      'llama3',
-    ]) {
-      expect(hasPublicTokenizer(model), model).toBe(false);
-    }
   });
 
   it('rejects a bad --encoding, --margin and --timeout as usage errors', async () => {

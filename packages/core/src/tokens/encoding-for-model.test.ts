@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../errors/index.js';
-import { encodingForModel } from './index.js';
+import { encodingForModel, hasPublicTokenizer } from './index.js';
 
 describe('encodingForModel', () => {
   it.each([
@@ -59,5 +59,25 @@ describe('encodingForModel', () => {
       error = caught;
     }
     expect(InvalidArgumentError.isInstance(error)).toBe(true);
+  });
+
+  it('knows which model ids have a public tokenizer', () => {
+    for (const model of [
+      'gpt-4o',
+      'openai/gpt-4.1',
+      'azure:gpt-4',
+      'ft:gpt-4o-mini:org::x',
+      'o3',
+    ]) {
+      expect(hasPublicTokenizer(model), model).toBe(true);
+    }
+    for (const model of [
+      'claude-opus-4',
+      'anthropic/claude-3-5-haiku',
+      'gemini-2.5-pro',
+      'llama3',
+    ]) {
+      expect(hasPublicTokenizer(model), model).toBe(false);
+    }
   });
 });

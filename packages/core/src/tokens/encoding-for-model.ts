@@ -20,14 +20,38 @@ export function encodingForModel(model: string): TokenEncodingName {
       argument: 'model',
     });
   }
+  const name = modelName(model);
+  if (O200K_PREFIXES.some((prefix) => name.startsWith(prefix))) return 'o200k_base';
+  if (/^o\d+(-|$)/.test(name)) return 'o200k_base';
+  if (CL100K_PREFIXES.some((prefix) => name.startsWith(prefix))) return 'cl100k_base';
+  return 'o200k_base';
+}
+
+/**
+ * A model id without provider prefix (`openai/gpt-4o`, `azure:gpt-4`) or fine-tune wrapper
+ * (`ft:gpt-4o-mini:org::id`), lower-cased.
+ */
+function modelName(model: string): string {
   let name = model.trim().toLowerCase();
   if (name.startsWith('ft:')) name = name.slice(3);
   name = name.slice(name.lastIndexOf('/') + 1);
   // `azure:gpt-4`, but not the `:org::id` tail of a fine-tune id, which comes after the model.
   const colon = name.indexOf(':');
   if (colon !== -1 && !/^(gpt|o\d|text-|chatgpt)/.test(name)) name = name.slice(colon + 1);
-  if (O200K_PREFIXES.some((prefix) => name.startsWith(prefix))) return 'o200k_base';
-  if (/^o\d+(-|$)/.test(name)) return 'o200k_base';
-  if (CL100K_PREFIXES.some((prefix) => name.startsWith(prefix))) return 'cl100k_base';
-  return 'o200k_base';
+  return name;
 }
+
+/**
+ * Whether a model id names an OpenAI model, whose tiktoken encoding is public, so counts with
+ * `encodingForModel` are exact. Prefixes and fine-tune ids are understood as there.
+ */
+export function hasPublicTokenizer(model: string): boolean {
+  return /^(gpt-|chatgpt-|text-embedding-|o\d+(-|$))/.test(modelName(model));
+}
+
+/**
+ * Counts are multiplied by this for a model whose tokenizer is not public (Claude, Gemini, Llama…),
+ * so that a prompt counted with `o200k_base` still fits when the provider's own tokenizer cuts the
+ * text into more pieces. A margin, not a measurement.
+ */
+export const UNKNOWN_TOKENIZER_MARGIN = 1.2;
