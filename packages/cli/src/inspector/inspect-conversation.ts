@@ -2,6 +2,7 @@ import {
   type CtxmemEvent,
   createContextManager,
   createExtractiveSummarizer,
+  labelledMessageText,
   type MemorySearcher,
   type MemorySearchHit,
   type Message,
@@ -13,7 +14,7 @@ import {
   type Scope,
   type TokenCounter,
 } from '@ctxmem/core';
-import { clip, inspectMessage, messageAsText } from './describe-message.js';
+import { clip, inspectMessage } from './describe-message.js';
 import type {
   InspectedCall,
   InspectedCompaction,
@@ -114,7 +115,7 @@ export async function inspectConversation({
     });
     const number = calls.length + 1;
     const summaryMessage = result.messages.find((message) => message.ctxmem?.kind === 'summary');
-    const summary = summaryMessage ? messageAsText(summaryMessage) : undefined;
+    const summary = summaryMessage ? labelledMessageText(summaryMessage) : undefined;
     const summaryChanged = summary !== previousSummary;
     const compaction = result.compacted && result.report ? toCompaction(result) : undefined;
     calls.push({
@@ -136,7 +137,7 @@ export async function inspectConversation({
       memoryCards: memoryCards(result, hits),
       messages: result.messages.map((message) => {
         const inspected = inspectMessage(message, counter.countMessage(message), maxMessageChars);
-        const key = `${inspected.role}\u0000${inspected.kind ?? ''}\u0000${messageAsText(message)}`;
+        const key = `${inspected.role}\u0000${inspected.kind ?? ''}\u0000${labelledMessageText(message)}`;
         const shownInCall = shown.get(key);
         if (shownInCall === undefined) {
           shown.set(key, number);
@@ -220,7 +221,7 @@ function measureWindow(result: PrepareResult, counter: TokenCounter): WindowComp
 function memoryCards(result: PrepareResult, hits: readonly MemorySearchHit[]) {
   if (hits.length === 0) return [];
   const block = result.messages.find((message) => message.ctxmem?.kind === 'memory-injection');
-  const text = block ? messageAsText(block) : '';
+  const text = block ? labelledMessageText(block) : '';
   return hits.map(
     ({ card, score }): InspectedMemoryCard => ({
       id: card.id,
@@ -260,10 +261,10 @@ export async function readOffload(
   preview: Message | undefined,
   { counter, maxOriginalChars }: { counter: TokenCounter; maxOriginalChars: number },
 ): Promise<InspectedOffload> {
-  const previewText = preview ? messageAsText(preview) : '(not in the prompt)';
+  const previewText = preview ? labelledMessageText(preview) : '(not in the prompt)';
   try {
     const record = await store.get(scope, id);
-    const { text, omittedChars } = clip(messageAsText(record.message), maxOriginalChars);
+    const { text, omittedChars } = clip(labelledMessageText(record.message), maxOriginalChars);
     return {
       id,
       firstCall,

@@ -22,6 +22,7 @@ export { type WithMessageIdsOptions, withMessageIds } from './message-ids.js';
 export {
   isCtxmemMessage,
   isPairSafeCut,
+  labelledMessageText,
   lastUserIndex,
   lastUserMessage,
   leadingSystemCount,

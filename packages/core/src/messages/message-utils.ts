@@ -52,13 +52,27 @@ export function toolOutputText(output: ToolResultOutput): string {
  * results as text, `[image]` / `[file name]` for binary parts (never their base64).
  */
 export function messageText(message: Message): string {
+  return readableText(message, false);
+}
+
+/**
+ * `messageText` with reasoning, tool calls and tool results marked as such
+ * (`[tool result search] …`), for showing a message to a person.
+ */
+export function labelledMessageText(message: Message): string {
+  return readableText(message, true);
+}
+
+function readableText(message: Message, labelled: boolean): string {
   if (typeof message.content === 'string') return message.content;
   const pieces: string[] = [];
   for (const part of message.content) {
     switch (part.type) {
       case 'text':
-      case 'reasoning':
         pieces.push(part.text);
+        break;
+      case 'reasoning':
+        pieces.push(labelled ? `[reasoning] ${part.text}` : part.text);
         break;
       case 'image':
         pieces.push('[image]');
@@ -67,10 +81,14 @@ export function messageText(message: Message): string {
         pieces.push(`[file${part.filename ? ` ${part.filename}` : ''} ${part.mediaType}]`);
         break;
       case 'tool-call':
-        pieces.push(`${part.toolName}(${JSON.stringify(part.input) ?? ''})`);
+        pieces.push(
+          `${labelled ? '[tool call] ' : ''}${part.toolName}(${JSON.stringify(part.input) ?? ''})`,
+        );
         break;
       case 'tool-result':
-        pieces.push(toolOutputText(part.output));
+        pieces.push(
+          `${labelled ? `[tool result ${part.toolName}] ` : ''}${toolOutputText(part.output)}`,
+        );
         break;
       case 'tool-approval-request':
         pieces.push(`[approval requested for ${part.toolCallId}]`);
