@@ -5,7 +5,11 @@ import {
   type OpenAIChatMessage,
   SUMMARY_SYSTEM_PROMPT,
 } from '@ctxmem/core';
-import { type OpenAICompatibleServer, startOpenAICompatibleServer } from '@ctxmem/core/test';
+import {
+  type OpenAICompatibleServer,
+  startOpenAICompatibleServer,
+  summaryReply,
+} from '@ctxmem/core/test';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAgentSession, demoQuestions } from './agent.js';
 
@@ -42,18 +46,7 @@ describe('with a real model, as the README says (OPENAI_BASE_URL, OPENAI_API_KEY
     server = await startOpenAICompatibleServer({
       handler: (request) =>
         JSON.stringify(request.body).includes(marker)
-          ? JSON.stringify({
-              summary: {
-                goal: ['Run the project.'],
-                background: [`Summary ${request.index}.`],
-                keyFacts: [],
-                constraints: [],
-                decisions: [],
-                todos: [],
-                snippets: [],
-              },
-              memories: [],
-            })
+          ? summaryReply(String(request.index))
           : `Server answer ${request.index}: ${'the runbook says to check the logs first. '.repeat(40)}`,
     });
     const lines: string[] = [];

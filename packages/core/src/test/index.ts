@@ -75,4 +75,5 @@ export {
   type ScriptedComplete,
   type ScriptedCompleteOptions,
   type ScriptedStep,
+  summaryReply,
 } from './summarizers.js';

@@ -92,3 +92,22 @@ export function createFailingSummarizer(
     },
   };
 }
+
+/**
+ * A reply a summarizer model would give (`{ summary, memories }` JSON), for scripted model servers
+ * and completes: `background` says which summary it is.
+ */
+export function summaryReply(label: string): string {
+  return JSON.stringify({
+    summary: {
+      goal: ['Run the project.'],
+      background: [`Summary ${label}.`],
+      keyFacts: [],
+      constraints: [],
+      decisions: [],
+      todos: [],
+      snippets: [],
+    },
+    memories: [],
+  });
+}
