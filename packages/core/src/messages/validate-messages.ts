@@ -586,43 +586,54 @@ function pairToolCalls(messages: Message[], context: ValidationContext): Message
   return output;
 }
 
+interface IdIndex {
+  used: Set<string>;
+  resultPlaces: Map<string, Array<{ message: number; part: number }>>;
+}
+
 class ToolCallPairing {
-  /** Every id in the input, so that replacement ids never collide with one. */
-  private readonly usedIds = new Set<string>();
   private readonly seenCallIds = new Set<string>();
   private readonly providerExecutedIds = new Set<string>();
   /** Calls of the current step by their original id (one id may be used twice). */
   private pending = new Map<string, PendingCall[]>();
   private orphans: ToolResultPart[] = [];
-  /**
-   * Where each id's results sit in tool messages of a step without a call of that id (candidates
-   * for a late result), in order, to find one in a single look.
-   */
-  private readonly resultPlaces = new Map<string, Array<{ message: number; part: number }>>();
   /** Late results already moved up to their call (`message:part`), skipped where they were. */
   private readonly moved = new Set<string>();
+  /** Built on the first problem that needs it: a well-paired history (the usual case) never does. */
+  private ids: IdIndex | undefined;
 
   constructor(
     private readonly messages: readonly Message[],
     private readonly context: ValidationContext,
-  ) {
+  ) {}
+
+  /**
+   * Every id in the input (so that replacement ids never collide with one), and where each id's
+   * results sit in tool messages of a step without a call of that id (candidates for a late
+   * result), in order.
+   */
+  private idIndex(): IdIndex {
+    if (this.ids) return this.ids;
+    const ids: IdIndex = { used: new Set(), resultPlaces: new Map() };
     // The call ids of the assistant message that opens the current step: a result answering a
     // call of its own step is never someone else's late result (ids can repeat across steps).
     let stepCallIds = new Set<string>();
-    messages.forEach((message, messageIndex) => {
-      if (message.role !== 'tool') stepCallIds = new Set();
+    this.messages.forEach((message, messageIndex) => {
+      if (message.role !== 'tool' && stepCallIds.size > 0) stepCallIds = new Set();
       if (message.role === 'system' || typeof message.content === 'string') return;
       message.content.forEach((part, partIndex) => {
         if (!('toolCallId' in part)) return;
-        this.usedIds.add(part.toolCallId);
+        ids.used.add(part.toolCallId);
         if (part.type === 'tool-call') stepCallIds.add(part.toolCallId);
         if (message.role !== 'tool' || part.type !== 'tool-result') return;
         if (stepCallIds.has(part.toolCallId)) return;
-        const places = this.resultPlaces.get(part.toolCallId) ?? [];
+        const places = ids.resultPlaces.get(part.toolCallId) ?? [];
         places.push({ message: messageIndex, part: partIndex });
-        this.resultPlaces.set(part.toolCallId, places);
+        ids.resultPlaces.set(part.toolCallId, places);
       });
     });
+    this.ids = ids;
+    return ids;
   }
 
   startStep(): void {
@@ -739,8 +750,8 @@ class ToolCallPairing {
 
   /** The first result for `toolCallId` in a tool message at or after `from`, marked as moved. */
   private lateResult(toolCallId: string, from: number): [ToolResultPart, string] | undefined {
-    const place = this.resultPlaces
-      .get(toolCallId)
+    const place = this.idIndex()
+      .resultPlaces.get(toolCallId)
       ?.find(
         (candidate) =>
           candidate.message >= from && !this.moved.has(`${candidate.message}:${candidate.part}`),
@@ -764,9 +775,10 @@ class ToolCallPairing {
       fail(path, `tool-call id ${JSON.stringify(toolCallId)} is used twice`);
     }
     let counter = 2;
-    while (this.usedIds.has(`${toolCallId}-${counter}`)) counter++;
+    const used = this.idIndex().used;
+    while (used.has(`${toolCallId}-${counter}`)) counter++;
     const replacementId = `${toolCallId}-${counter}`;
-    this.usedIds.add(replacementId);
+    used.add(replacementId);
     this.seenCallIds.add(replacementId);
     this.context.repairs.push({ kind: 'duplicate-tool-call-id', path, toolCallId, replacementId });
     return replacementId;
