@@ -9,8 +9,8 @@ export default defineConfig({
     alias: [
       { find: /^@ctxmem\/core\/test$/, replacement: source('./packages/core/src/test/index.ts') },
       {
-        find: /^@ctxmem\/core\/driver-kit$/,
-        replacement: source('./packages/core/src/driver-kit/index.ts'),
+        find: /^@ctxmem\/core\/(driver-kit|adapter-kit|compression|retrieval)$/,
+        replacement: source('./packages/core/src/$1/index.ts'),
       },
       {
         find: /^@ctxmem\/langchain\/(agent|memory)$/,

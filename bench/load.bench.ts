@@ -25,13 +25,13 @@ import {
   createInMemoryMemoryStore,
   createMemorySearch,
   createTokenCounter,
-  lastUserMessage,
   type MemoryStore,
   type Message,
   resolveBudget,
   type Scope,
   type TokenCounter,
 } from '../packages/core/src/index.js';
+import { lastUserMessage } from '../packages/core/src/messages/index.js';
 import { fromLangChainMessages, toLangChainMessages } from '../packages/langchain/src/index.js';
 import { ContextChatMemory } from '../packages/langchain/src/memory/index.js';
 import type { BenchRun, BenchSection } from './types.js';

@@ -13,12 +13,12 @@ import {
   createTokenCounter,
   InvalidArgumentError,
   InvalidMessageError,
-  MAX_MESSAGE_JSON_DEPTH,
   type Message,
   messageText,
   repairMessages,
   validateMessages,
 } from '@ctxmem/core';
+import { MAX_MESSAGE_JSON_DEPTH } from '@ctxmem/core/adapter-kit';
 import { arbitraryMessages, checkCompactionInvariants } from '@ctxmem/core/test';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';

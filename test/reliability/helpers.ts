@@ -5,7 +5,8 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
-import { checkToolPairing, lastUserMessage, type Message, type TokenCounter } from '@ctxmem/core';
+import { checkToolPairing, type Message, type TokenCounter } from '@ctxmem/core';
+import { lastUserMessage } from '@ctxmem/core/adapter-kit';
 import { expect } from 'vitest';
 
 /** Runs the long variants (more iterations, 10,000 sessions) only when asked. */

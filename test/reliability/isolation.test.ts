@@ -21,7 +21,6 @@ import {
   type HistoryStore,
   InvalidArgumentError,
   InvalidIdError,
-  isSafeId,
   type MemoryStore,
   type Message,
   NotFoundError,
@@ -29,6 +28,7 @@ import {
   type Scope,
   scopeKey,
 } from '@ctxmem/core';
+import { isSafeId } from '@ctxmem/core/driver-kit';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isInside, listTree, markedConversation, temporaryFolder, textOf } from './helpers.js';

@@ -17,12 +17,12 @@ import {
   createModelSummarizer,
   createTokenCounter,
   defaultMemoryScope,
-  MEMORY_INJECTION_HEADING,
   type Message,
   messageText,
-  RELOAD_TOOL_NAME,
-  scopeFolder,
 } from '@ctxmem/core';
+import { MEMORY_INJECTION_HEADING } from '@ctxmem/core/adapter-kit';
+import { RELOAD_TOOL_NAME } from '@ctxmem/core/compression';
+import { scopeFolder } from '@ctxmem/core/driver-kit';
 import { createFixedEmbedder, createScriptedComplete } from '@ctxmem/core/test';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { markedConversation, temporaryFolder, textOf } from './helpers.js';

@@ -32,8 +32,8 @@ import {
   NotFoundError,
   type Scope,
   StorageError,
-  scopeFolder,
 } from '@ctxmem/core';
+import { scopeFolder } from '@ctxmem/core/driver-kit';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createHnswMemoryIndex, type HnswLoadProblem } from '../../packages/hnswlib/src/index.js';
 import { clearFaults, injected, injectFault } from './fault-injection.js';

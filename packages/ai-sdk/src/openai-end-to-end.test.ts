@@ -1,10 +1,6 @@
 import { createOpenAI } from '@ai-sdk/openai';
-import {
-  fromOpenAIChat,
-  type Message,
-  type OpenAIChatMessage,
-  SUMMARY_HEADING,
-} from '@ctxmem/core';
+import { fromOpenAIChat, type Message, type OpenAIChatMessage } from '@ctxmem/core';
+import { SUMMARY_HEADING } from '@ctxmem/core/adapter-kit';
 import {
   type OpenAICompatibleServer,
   type OpenAIServerReply,

@@ -1,5 +1,6 @@
 import { createOpenAI } from '@ai-sdk/openai';
-import { fromOpenAIChat, type OpenAIChatMessage, TOOL_DEFINITION_OVERHEAD } from '@ctxmem/core';
+import { fromOpenAIChat, type OpenAIChatMessage } from '@ctxmem/core';
+import { TOOL_DEFINITION_OVERHEAD } from '@ctxmem/core/adapter-kit';
 import {
   type OpenAICompatibleServer,
   type OpenAIServerRequest,

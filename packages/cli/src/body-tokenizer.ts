@@ -1,10 +1,6 @@
 import type { TokenCounter, TokenEncodingName } from '@ctxmem/core';
-import {
-  hasPublicTokenizer,
-  InvalidArgumentError,
-  TOKEN_ENCODING_NAMES,
-  UNKNOWN_TOKENIZER_MARGIN,
-} from '@ctxmem/core';
+import { hasPublicTokenizer, InvalidArgumentError } from '@ctxmem/core';
+import { TOKEN_ENCODING_NAMES, UNKNOWN_TOKENIZER_MARGIN } from '@ctxmem/core/adapter-kit';
 import type { CliDependencies } from './dependencies.js';
 
 export interface TokenizerChoice {

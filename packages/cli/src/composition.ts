@@ -1,5 +1,5 @@
 import type { Message, TokenCounter } from '@ctxmem/core';
-import { toolOutputText } from '@ctxmem/core';
+import { toolOutputText } from '@ctxmem/core/adapter-kit';
 import { bar, formatNumber, formatPercent, table } from './format.js';
 
 /** What the tokens of a prompt are spent on. */

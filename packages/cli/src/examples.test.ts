@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { createTokenCounter, parseConversation, toolCallsOf } from '@ctxmem/core';
+import { createTokenCounter, parseConversation } from '@ctxmem/core';
+import { toolCallsOf } from '@ctxmem/core/adapter-kit';
 import { describe, expect, it } from 'vitest';
 
 const repositoryRoot = fileURLToPath(new URL('../../../', import.meta.url));

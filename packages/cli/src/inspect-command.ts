@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import type { Message, TokenCounter } from '@ctxmem/core';
-import { BudgetExceededError, InvalidArgumentError, messageText, toolCallsOf } from '@ctxmem/core';
+import { BudgetExceededError, InvalidArgumentError, messageText } from '@ctxmem/core';
+import { toolCallsOf } from '@ctxmem/core/adapter-kit';
 import {
   optionalString,
   parseArguments,

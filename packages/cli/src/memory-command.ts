@@ -19,9 +19,9 @@ import {
   type RetrievalMode,
   type RetrievedMemory,
   StorageError,
-  scopeFolder,
   scopeKey,
 } from '@ctxmem/core';
+import { scopeFolder } from '@ctxmem/core/driver-kit';
 import { optionalString, parseArguments } from './arguments.js';
 import { formatNumber, preview, table } from './format.js';
 import {

@@ -3,12 +3,12 @@ import type { MemoryCardDraft, MemoryCardType, Scope } from '@ctxmem/core';
 import {
   InvalidArgumentError,
   InvalidIdError,
-  MAX_CARD_CONTENT_LENGTH,
   MEMORY_CARD_TYPES,
   normalizeScope,
   StorageError,
   UnsupportedFormatError,
 } from '@ctxmem/core';
+import { MAX_CARD_CONTENT_LENGTH } from '@ctxmem/core/adapter-kit';
 import { describeFileError } from './read-conversation.js';
 
 /** Fields a card record may have in `memory add --jsonl`. */

@@ -1,18 +1,291 @@
-export * from './bootstrap/index.js';
-export * from './budget/index.js';
-export * from './compression/index.js';
-export * from './context/index.js';
-export * from './contracts/index.js';
-export * from './errors/index.js';
-export * from './flush/index.js';
-export * from './history/index.js';
-export * from './inject/index.js';
-export * from './memory/index.js';
-export * from './messages/index.js';
-export * from './offload/index.js';
-export * from './retrieval/index.js';
-export * from './storage/index.js';
-export * from './summarize/index.js';
-export * from './task/index.js';
-export * from './tokens/index.js';
-export * from './tools/index.js';
+/**
+ * The main entry: what an app builds with. Every type is here; the values are listed one by one too so
+ * that adding a runtime name to the public surface is a deliberate, reviewed change (see
+ * `api/core.api.txt`). Building blocks for other audiences live on subpaths:
+ * `@ctxmem/core/adapter-kit` (framework adapters), `@ctxmem/core/driver-kit` (storage drivers),
+ * `@ctxmem/core/compression` and `@ctxmem/core/retrieval` (custom pipelines and search),
+ * `@ctxmem/core/test` (test doubles and conformance suites).
+ */
+export type {
+  BootstrapFileReport,
+  BootstrapResult,
+  LoadBootstrapFilesOptions,
+  SkippedBootstrapFile,
+  TrimBootstrapOptions,
+} from './bootstrap/index.js';
+// Keeping a call inside its budget.
+export { loadBootstrapFiles, trimBootstrapContent } from './bootstrap/index.js';
+export type {
+  Budget,
+  CheckTriggerOptions,
+  ReserveOptions,
+  ResolveBudgetOptions,
+} from './budget/index.js';
+export {
+  checkTrigger,
+  DEFAULT_TEMPLATE_RESERVE_TOKENS,
+  MODEL_CONTEXT_WINDOWS,
+  resolveBudget,
+  resolveContextWindow,
+} from './budget/index.js';
+export type {
+  CompactOptions,
+  CompactResult,
+  HistoryMode,
+} from './compression/index.js';
+export { compact, DEFAULT_COMPRESSION_SETTINGS } from './compression/index.js';
+export type {
+  ContextManager,
+  ContextManagerOptions,
+  FlushOptions,
+  MemoryOptions,
+  PrepareOptions,
+  PrepareResult,
+  RelevantMemories,
+  RelevantMemoriesOptions,
+} from './context/index.js';
+export { createContextManager, defaultMemoryScope } from './context/index.js';
+export type {
+  AssistantContentPart,
+  AssistantMessage,
+  CompactionReport,
+  CompactionTrigger,
+  CompleteFn,
+  CompleteRequest,
+  CompleteResult,
+  CompressionContext,
+  CompressionSettings,
+  CompressionState,
+  CompressionStrategy,
+  CtxmemEvent,
+  CtxmemMessageKind,
+  CtxmemMessageMetadata,
+  DataContent,
+  Embedder,
+  EventListener,
+  FilePart,
+  HistoryAppendOptions,
+  HistoryStore,
+  ImagePart,
+  JsonSchema,
+  JsonValue,
+  MemoryCard,
+  MemoryCardDraft,
+  MemoryCardType,
+  MemoryIndex,
+  MemoryIndexHit,
+  MemoryIndexItem,
+  MemoryListOptions,
+  MemoryStore,
+  Message,
+  MessageRole,
+  OffloadRecord,
+  OffloadStore,
+  ProviderOptions,
+  ReasoningPart,
+  Scope,
+  StoredMessage,
+  StrategyName,
+  StrategyReport,
+  StructuredSummary,
+  SummarizeRequest,
+  SummarizeResult,
+  Summarizer,
+  SummarySections,
+  SystemMessage,
+  TextPart,
+  TokenCounter,
+  ToolApprovalRequestPart,
+  ToolApprovalResponsePart,
+  ToolCallPart,
+  ToolContentPart,
+  ToolDefinition,
+  ToolExecutionContext,
+  ToolMessage,
+  ToolResultOutput,
+  ToolResultPart,
+  UserContentPart,
+  UserMessage,
+  WorkingState,
+} from './contracts/index.js';
+export { MEMORY_CARD_TYPES } from './contracts/index.js';
+export type { CtxmemErrorOptions } from './errors/index.js';
+// Errors: one class per fault, each with an `isInstance` check.
+export {
+  BudgetExceededError,
+  ConflictError,
+  CorruptDataError,
+  CtxmemError,
+  InvalidArgumentError,
+  InvalidIdError,
+  InvalidMessageError,
+  NotFoundError,
+  ScopeRequiredError,
+  StorageError,
+  SummarizerError,
+  UnsupportedFormatError,
+} from './errors/index.js';
+export type {
+  FlushNotes,
+  FlushThresholdOptions,
+} from './flush/index.js';
+export { importMemoryFiles, NO_REPLY, requestFlushNotes, writeFlushNotes } from './flush/index.js';
+export type {
+  FileHistoryStoreOptions,
+  HistoryStoreOptions,
+} from './history/index.js';
+// Stores.
+export { createFileHistoryStore, createInMemoryHistoryStore } from './history/index.js';
+export type {
+  MemorySearcher,
+  MemorySearchHit,
+  RenderMemoryInjectionOptions,
+} from './inject/index.js';
+export type {
+  CardIndex,
+  CardIndexMergeResult,
+  CardMergeOptions,
+  FileMemoryStoreOptions,
+  MemoryStoreOptions,
+  MergeCardsOptions,
+  MergeCardsResult,
+  MergeOutcome,
+  ValidDraft,
+} from './memory/index.js';
+export {
+  createFileMemoryStore,
+  createInMemoryMemoryStore,
+  mergeCards,
+  SUPERSEDING_CARD_TYPES,
+} from './memory/index.js';
+export type {
+  AiSdkModelMessage,
+  AnthropicMessagesBody,
+  ConversationEnvelope,
+  ConversationFormat,
+  MessageRepair,
+  OpenAIChatAssistantMessage,
+  OpenAIChatAudioPart,
+  OpenAIChatFilePart,
+  OpenAIChatImagePart,
+  OpenAIChatMarker,
+  OpenAIChatMessage,
+  OpenAIChatRefusalPart,
+  OpenAIChatSystemMessage,
+  OpenAIChatTextPart,
+  OpenAIChatToolCall,
+  OpenAIChatToolMessage,
+  OpenAIChatUserMessage,
+  OpenAIChatUserPart,
+  ParsedConversation,
+  RepairMessagesResult,
+  Round,
+  ToolPairingProblem,
+  ValidateMessagesOptions,
+  WithMessageIdsOptions,
+} from './messages/index.js';
+// Messages in and out of the formats apps send.
+export {
+  checkToolPairing,
+  fromAnthropicMessages,
+  fromModelMessages,
+  fromOpenAIChat,
+  messageText,
+  parseConversation,
+  repairMessages,
+  serializeConversation,
+  toAnthropicMessages,
+  toModelMessages,
+  toOpenAIChat,
+  validateMessages,
+} from './messages/index.js';
+export type {
+  FileOffloadStoreOptions,
+  OffloadStoreOptions,
+} from './offload/index.js';
+export { createFileOffloadStore, createInMemoryOffloadStore } from './offload/index.js';
+export type {
+  Bm25Hit,
+  Bm25Index,
+  Bm25IndexOptions,
+  Bm25SearchOptions,
+  BruteForceIndexOptions,
+  EmbeddingCache,
+  HashingEmbedderOptions,
+  MaximalMarginalRelevanceOptions,
+  MemorySearch,
+  MemorySearchOptions,
+  MemorySearchQueryOptions,
+  MemorySearchReport,
+  MemorySyncReport,
+  RankedList,
+  RetrievalFallbackEvent,
+  RetrievalMode,
+  RetrievedMemory,
+  ScoredList,
+  TextAnalyzer,
+  TextAnalyzerOptions,
+} from './retrieval/index.js';
+// Long-term memory: search, tools, flush.
+export {
+  createBruteForceIndex,
+  createHashingEmbedder,
+  createMemorySearch,
+  EmbedderDimensionError,
+} from './retrieval/index.js';
+export type {
+  Clock,
+  CorruptionEvent,
+  CorruptionMode,
+  CorruptionOptions,
+  FileLockOptions,
+  JsonLinesReadResult,
+  LastJsonLine,
+  ScopeField,
+  StorableJson,
+} from './storage/index.js';
+export { normalizeScope, scopeKey } from './storage/index.js';
+export type {
+  CircuitBreakerOptions,
+  ExtractiveSummarizerOptions,
+  ModelSummarizerOptions,
+  ParsedModelResponse,
+} from './summarize/index.js';
+// Summaries.
+export {
+  createExtractiveSummarizer,
+  createModelSummarizer,
+  renderSummary,
+  SUMMARY_SYSTEM_PROMPT,
+  withCircuitBreaker,
+  withFallback,
+} from './summarize/index.js';
+export type { FoldTaskOptions } from './task/index.js';
+export { foldTaskMessages } from './task/index.js';
+export type {
+  EstimateCounterOptions,
+  MessageCountOptions,
+  TokenCounterOptions,
+  TokenEncodingName,
+} from './tokens/index.js';
+export {
+  countToolDefinitions,
+  createEstimateCounter,
+  createTokenCounter,
+  encodingForModel,
+  hasPublicTokenizer,
+} from './tokens/index.js';
+export type {
+  MemoryToolsOptions,
+  RecallConversationResult,
+  ReloadContextOptions,
+  ReloadContextResult,
+  SearchMemoryResult,
+} from './tools/index.js';
+export {
+  createMemoryTools,
+  RELOAD_PAGE_TOKENS,
+  recallConversationTool,
+  reloadContextTool,
+  searchMemoryTool,
+} from './tools/index.js';

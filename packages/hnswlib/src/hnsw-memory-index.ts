@@ -7,8 +7,8 @@ import {
   type MemoryIndexHit,
   type MemoryIndexItem,
   StorageError,
-  withFileLock,
 } from '@ctxmem/core';
+import { withFileLock } from '@ctxmem/core/driver-kit';
 import hnswlib from 'hnswlib-node';
 import {
   fingerprint,

@@ -6,9 +6,9 @@ import {
   fromOpenAIChat,
   type Message,
   type OpenAIChatMessage,
-  SUMMARY_HEADING,
   SUMMARY_SYSTEM_PROMPT,
 } from '@ctxmem/core';
+import { SUMMARY_HEADING } from '@ctxmem/core/adapter-kit';
 import {
   type OpenAICompatibleServer,
   type OpenAIServerReply,

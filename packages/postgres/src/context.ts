@@ -1,11 +1,5 @@
-import {
-  assertRequiredScope,
-  type Clock,
-  normalizeScope,
-  type Scope,
-  type ScopeField,
-  scopeKey,
-} from '@ctxmem/core';
+import { type Clock, normalizeScope, type Scope, type ScopeField, scopeKey } from '@ctxmem/core';
+import { assertRequiredScope } from '@ctxmem/core/driver-kit';
 import type { PostgresPool } from './connection.js';
 
 /** What every store of one `createPostgresStores` call shares. */

@@ -1,12 +1,11 @@
+import type { Clock, HistoryStore, OffloadStore, ScopeField } from '@ctxmem/core';
 import {
-  type Clock,
-  type HistoryStore,
-  type OffloadStore,
-  type ScopeField,
+  generateCardId,
+  generateMessageId,
+  safeIdGenerator,
   systemClock,
   validateRequiredScope,
-} from '@ctxmem/core';
-import { generateCardId, generateMessageId, safeIdGenerator } from '@ctxmem/core/driver-kit';
+} from '@ctxmem/core/driver-kit';
 import {
   assertConnectionOptions,
   type PostgresConnectionOptions,

@@ -1,4 +1,5 @@
-import { analyzeText, type TextAnalyzer } from '@ctxmem/core';
+import type { TextAnalyzer } from '@ctxmem/core';
+import { analyzeText } from '@ctxmem/core/retrieval';
 
 /**
  * PostgreSQL limits a lexeme to 2 KB (in UTF-8) and keeps at most 256 positions per lexeme, each

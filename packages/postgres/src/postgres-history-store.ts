@@ -1,7 +1,6 @@
 import {
   ConflictError,
   type HistoryStore,
-  isoNow,
   type StoredMessage,
   type WorkingState,
 } from '@ctxmem/core';
@@ -10,6 +9,7 @@ import {
   assertExpectedVersion,
   decodeState,
   encodeState,
+  isoNow,
   normalizeRange,
   normalizeTurns,
   numberPrepared,

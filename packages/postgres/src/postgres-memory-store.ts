@@ -1,19 +1,19 @@
 import {
-  assertSafeId,
   InvalidArgumentError,
-  isoNow,
   type MemoryCard,
   type MemoryStore,
   mergeCards,
   type Scope,
-  validateDrafts,
 } from '@ctxmem/core';
 import {
   assertCardIds,
+  assertSafeId,
   cardNotFound,
   cardSearchText,
   decodeCard,
   encodeCard,
+  isoNow,
+  validateDrafts,
 } from '@ctxmem/core/driver-kit';
 import { inTransaction, type PostgresQueryable, withStorageErrors } from './connection.js';
 import { resolveScope, type StoreContext } from './context.js';

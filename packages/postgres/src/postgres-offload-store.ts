@@ -1,12 +1,12 @@
+import type { OffloadRecord, OffloadStore } from '@ctxmem/core';
 import {
   assertOffloadId,
   encodeMessage,
   isoNow,
-  type OffloadRecord,
-  type OffloadStore,
   offloadId,
-} from '@ctxmem/core';
-import { offloadNotFound, parseMessage } from '@ctxmem/core/driver-kit';
+  offloadNotFound,
+  parseMessage,
+} from '@ctxmem/core/driver-kit';
 import { withStorageErrors } from './connection.js';
 import { resolveScope, type StoreContext } from './context.js';
 

@@ -1,5 +1,4 @@
 import {
-  assertRequiredScope,
   type Clock,
   InvalidArgumentError,
   normalizeScope,
@@ -7,6 +6,7 @@ import {
   type ScopeField,
   scopeKey,
 } from '@ctxmem/core';
+import { assertRequiredScope } from '@ctxmem/core/driver-kit';
 import type { RedisCommandClient } from './connection.js';
 
 /** Expiry of what the stores write, in seconds; refreshed whenever the data is used. */

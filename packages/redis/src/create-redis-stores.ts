@@ -1,13 +1,11 @@
+import type { Clock, HistoryStore, MemoryStore, OffloadStore, ScopeField } from '@ctxmem/core';
 import {
-  type Clock,
-  type HistoryStore,
-  type MemoryStore,
-  type OffloadStore,
-  type ScopeField,
+  generateCardId,
+  generateMessageId,
+  safeIdGenerator,
   systemClock,
   validateRequiredScope,
-} from '@ctxmem/core';
-import { generateCardId, generateMessageId, safeIdGenerator } from '@ctxmem/core/driver-kit';
+} from '@ctxmem/core/driver-kit';
 import {
   assertConnectionOptions,
   type RedisConnectionOptions,

@@ -1,8 +1,6 @@
 import {
   ConflictError,
-  decodeStorable,
   type HistoryStore,
-  isoNow,
   type Message,
   type StorableJson,
   type StoredMessage,
@@ -13,7 +11,9 @@ import {
   assertExpectedVersion,
   corrupt,
   decodeState,
+  decodeStorable,
   encodeState,
+  isoNow,
   normalizeRange,
   normalizeTurns,
   numberPrepared,

@@ -1,21 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
-  assertSafeId,
-  isoNow,
   type MemoryCard,
   type MemoryStore,
   mergeCards,
   type Scope,
   StorageError,
-  validateDrafts,
 } from '@ctxmem/core';
 import {
   assertCardIds,
+  assertSafeId,
   cardFromValue,
   cardNotFound,
   corrupt,
   encodeCard,
+  isoNow,
+  validateDrafts,
 } from '@ctxmem/core/driver-kit';
 import { luaScript, type RedisCommandClient, runScript, withStorageErrors } from './connection.js';
 import { resolveScope, type StoreContext } from './context.js';

@@ -1,15 +1,13 @@
+import type { Message, OffloadRecord, OffloadStore, StorableJson } from '@ctxmem/core';
 import {
   assertOffloadId,
+  corrupt,
   decodeStorable,
   encodeMessage,
   isoNow,
-  type Message,
-  type OffloadRecord,
-  type OffloadStore,
   offloadId,
-  type StorableJson,
-} from '@ctxmem/core';
-import { corrupt, offloadNotFound } from '@ctxmem/core/driver-kit';
+  offloadNotFound,
+} from '@ctxmem/core/driver-kit';
 import { withStorageErrors } from './connection.js';
 import { resolveScope, type StoreContext } from './context.js';
 

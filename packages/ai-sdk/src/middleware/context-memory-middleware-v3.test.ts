@@ -1,4 +1,5 @@
-import { type CtxmemEvent, SUMMARY_HEADING } from '@ctxmem/core';
+import type { CtxmemEvent } from '@ctxmem/core';
+import { SUMMARY_HEADING } from '@ctxmem/core/adapter-kit';
 import { checkCompactionInvariants } from '@ctxmem/core/test';
 import {
   generateText,

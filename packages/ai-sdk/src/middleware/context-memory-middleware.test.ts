@@ -4,10 +4,9 @@ import {
   createInMemoryHistoryStore,
   createInMemoryMemoryStore,
   createTokenCounter,
-  FLUSH_SYSTEM_PROMPT,
   InvalidArgumentError,
-  SUMMARY_HEADING,
 } from '@ctxmem/core';
+import { FLUSH_SYSTEM_PROMPT, SUMMARY_HEADING } from '@ctxmem/core/adapter-kit';
 import { checkCompactionInvariants } from '@ctxmem/core/test';
 import {
   generateText,

@@ -12,9 +12,9 @@ import {
   resolveContextWindow,
   type Scope,
   type Summarizer,
-  scopedMemory,
   scopeKey,
 } from '@ctxmem/core';
+import { scopedMemory } from '@ctxmem/core/adapter-kit';
 import type { PromptVersion } from '../convert/prompt-types.js';
 import { checkScope, mergeScope, splitProviderOptions } from './call-scope.js';
 import {

@@ -1,4 +1,5 @@
-import { labelledMessageText, type Message } from '@ctxmem/core';
+import type { Message } from '@ctxmem/core';
+import { labelledMessageText } from '@ctxmem/core/adapter-kit';
 import type { InspectedMessage } from './inspection.js';
 
 /** `text` cut to `maxChars`, with how much was left out. */

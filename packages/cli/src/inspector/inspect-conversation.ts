@@ -2,18 +2,17 @@ import {
   type CtxmemEvent,
   createContextManager,
   createExtractiveSummarizer,
-  labelledMessageText,
   type MemorySearcher,
   type MemorySearchHit,
   type Message,
   NotFoundError,
   type OffloadStore,
   type PrepareResult,
-  quoteMemoryContent,
   type ReserveOptions,
   type Scope,
   type TokenCounter,
 } from '@ctxmem/core';
+import { labelledMessageText, quoteMemoryContent } from '@ctxmem/core/adapter-kit';
 import { clip, inspectMessage } from './describe-message.js';
 import type {
   InspectedCall,

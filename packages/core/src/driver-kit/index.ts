@@ -3,6 +3,34 @@ export {
   isSameMessage,
   planPositionalAppend,
 } from '../history/positional-append.js';
+// Storage plumbing every driver shares: ids, scopes, codecs, locks, clocks and error mapping.
+export { mergeCards, validateDrafts } from '../memory/index.js';
+export { assertOffloadId, isOffloadId, offloadId } from '../offload/index.js';
+export {
+  appendJsonLines,
+  assertRequiredScope,
+  assertSafeId,
+  assertStorableMessage,
+  canonicalJson,
+  cloneStorable,
+  decodeMessage,
+  decodeStorable,
+  encodeMessage,
+  encodeStorable,
+  hasErrorCode,
+  isoNow,
+  isSafeId,
+  MAX_ID_LENGTH,
+  readJsonLines,
+  SCOPE_FIELDS,
+  scopeFolder,
+  systemClock,
+  toStorageError,
+  validateRequiredScope,
+  withFileLock,
+  withStorageErrors,
+  writeFileAtomic,
+} from '../storage/index.js';
 export {
   assertCardIds,
   assertExpectedVersion,

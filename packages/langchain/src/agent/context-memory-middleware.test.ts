@@ -6,9 +6,8 @@ import {
   createInMemoryMemoryStore,
   createTokenCounter,
   InvalidArgumentError,
-  MEMORY_INJECTION_HEADING,
-  SUMMARY_HEADING,
 } from '@ctxmem/core';
+import { MEMORY_INJECTION_HEADING, SUMMARY_HEADING } from '@ctxmem/core/adapter-kit';
 import { AIMessage, type BaseMessage, HumanMessage, SystemMessage } from '@langchain/core/messages';
 import { tool } from '@langchain/core/tools';
 import { convertToOpenAITool } from '@langchain/core/utils/function_calling';

@@ -1,12 +1,12 @@
 import {
   type ContextManager,
   InvalidArgumentError,
-  leadingSystemCount,
   type MemoryToolsOptions,
   type Message,
   type Scope,
   scopeKey,
 } from '@ctxmem/core';
+import { leadingSystemCount } from '@ctxmem/core/adapter-kit';
 import { type BaseMessage, SystemMessage } from '@langchain/core/messages';
 import { convertToOpenAITool } from '@langchain/core/utils/function_calling';
 import { createMiddleware } from 'langchain';

@@ -1,10 +1,5 @@
-import {
-  emptySections,
-  InvalidMessageError,
-  type Message,
-  renderSummary,
-  validateMessages,
-} from '@ctxmem/core';
+import { InvalidMessageError, type Message, renderSummary, validateMessages } from '@ctxmem/core';
+import { emptySections } from '@ctxmem/core/adapter-kit';
 import {
   AIMessage,
   AIMessageChunk,

@@ -4,8 +4,8 @@ import {
   createInMemoryMemoryStore,
   createTokenCounter,
   InvalidArgumentError,
-  SUMMARY_HEADING,
 } from '@ctxmem/core';
+import { SUMMARY_HEADING } from '@ctxmem/core/adapter-kit';
 import {
   BaseListChatMessageHistory,
   InMemoryChatMessageHistory,

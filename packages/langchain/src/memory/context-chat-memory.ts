@@ -1,13 +1,12 @@
 import {
   DEFAULT_TEMPLATE_RESERVE_TOKENS,
   InvalidArgumentError,
-  isCtxmemMessage,
-  leadingSystemCount,
   type MemoryToolsOptions,
   type Message,
   type PrepareResult,
   type Scope,
 } from '@ctxmem/core';
+import { isCtxmemMessage, leadingSystemCount } from '@ctxmem/core/adapter-kit';
 import { BaseChatMemory, type BaseChatMemoryInput } from '@langchain/classic/memory';
 import { BaseChatMessageHistory } from '@langchain/core/chat_history';
 import {

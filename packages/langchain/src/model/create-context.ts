@@ -13,9 +13,9 @@ import {
   resolveContextWindow,
   type Scope,
   type Summarizer,
-  scopedMemory,
   type TokenCounter,
 } from '@ctxmem/core';
+import { scopedMemory } from '@ctxmem/core/adapter-kit';
 import {
   type ChatModelLike,
   chatModelComplete,

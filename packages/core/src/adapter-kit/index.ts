@@ -1,0 +1,46 @@
+/**
+ * `@ctxmem/core/adapter-kit`: the building blocks a framework adapter (the AI SDK middleware, the
+ * LangChain memory and agent middleware, the CLI) uses to convert and present what core decided:
+ * how ctxmem's own messages are marked, how a summary and injected memories are rendered, which
+ * tokenizer names exist. Apps do not need these; core's main entry has what they build with.
+ */
+export { HISTORY_MODES } from '../compression/index.js';
+export { FLUSH_SYSTEM_PROMPT } from '../flush/index.js';
+export { startsTurn } from '../history/index.js';
+export {
+  MEMORY_INJECTION_HEADING,
+  placeMemoryInjection,
+  quoteMemoryContent,
+  renderMemoryInjection,
+  scopedMemory,
+} from '../inject/index.js';
+export { MAX_CARD_CONTENT_LENGTH } from '../memory/index.js';
+export {
+  ANTHROPIC_OPTIONS_KEY,
+  detectFormat,
+  isCtxmemMessage,
+  labelledMessageText,
+  lastUserIndex,
+  lastUserMessage,
+  leadingSystemCount,
+  MAX_MESSAGE_JSON_DEPTH,
+  OPENAI_CHAT_OPTIONS_KEY,
+  toolCallsOf,
+  toolOutputText,
+  toolResultsOf,
+  withMessageIds,
+} from '../messages/index.js';
+export {
+  buildSummaryPrompt,
+  emptySections,
+  parseRenderedSummary,
+  SUMMARY_HEADING,
+  stripSummaryHeading,
+} from '../summarize/index.js';
+export {
+  estimateTextTokens,
+  TOKEN_ENCODING_NAMES,
+  TOOL_DEFINITION_OVERHEAD,
+  UNKNOWN_TOKENIZER_MARGIN,
+} from '../tokens/index.js';
+export { defineTool } from '../tools/index.js';
