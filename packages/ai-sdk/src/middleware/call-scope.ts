@@ -73,23 +73,3 @@ export function mergeScope(base: Scope, call: CtxmemCallOptions | undefined): Sc
   }
   return scope;
 }
-
-/** Checks a scope returned by the `scope` option. */
-export function checkScope(scope: unknown): Scope {
-  if (typeof scope !== 'object' || scope === null || Array.isArray(scope)) {
-    throw new InvalidArgumentError({
-      message: 'the scope option must be or return an object like { userId, sessionId }',
-      argument: 'scope',
-    });
-  }
-  for (const field of SCOPE_FIELDS) {
-    const value = (scope as Scope)[field];
-    if (value !== undefined && (typeof value !== 'string' || value.length === 0)) {
-      throw new InvalidArgumentError({
-        message: `scope.${field} must be a non-empty string`,
-        argument: 'scope',
-      });
-    }
-  }
-  return scope as Scope;
-}

@@ -14,9 +14,9 @@ import {
   type Summarizer,
   scopeKey,
 } from '@ctxmem/core';
-import { scopedMemory } from '@ctxmem/core/adapter-kit';
+import { checkScope, scopedMemory } from '@ctxmem/core/adapter-kit';
 import type { PromptVersion } from '../convert/prompt-types.js';
-import { checkScope, mergeScope, splitProviderOptions } from './call-scope.js';
+import { mergeScope, splitProviderOptions } from './call-scope.js';
 import {
   isLanguageModel,
   type LanguageModelLike,

@@ -4,6 +4,7 @@
  * how ctxmem's own messages are marked, how a summary and injected memories are rendered, which
  * tokenizer names exist. Apps do not need these; core's main entry has what they build with.
  */
+export { KeyedLru } from '../cache/index.js';
 export { HISTORY_MODES } from '../compression/index.js';
 export { FLUSH_SYSTEM_PROMPT } from '../flush/index.js';
 export { startsTurn } from '../history/index.js';
@@ -30,6 +31,7 @@ export {
   toolResultsOf,
   withMessageIds,
 } from '../messages/index.js';
+export { checkScope } from '../storage/index.js';
 export {
   buildSummaryPrompt,
   emptySections,

@@ -27,6 +27,7 @@ export { assertStorableMessage, decodeMessage, encodeMessage } from './message-c
 export { assertSafeId, isSafeId, MAX_ID_LENGTH } from './safe-id.js';
 export {
   assertRequiredScope,
+  checkScope,
   normalizeScope,
   SCOPE_FIELDS,
   type ScopeField,

@@ -5,6 +5,7 @@ import type { Scope } from '../contracts/index.js';
 import { InvalidArgumentError, InvalidIdError, ScopeRequiredError } from '../errors/index.js';
 import {
   assertRequiredScope,
+  checkScope,
   isSafeId,
   normalizeScope,
   scopeFolder,
@@ -71,6 +72,31 @@ describe('scopeKey', () => {
     expect(normalizeScope(extra)).toEqual({ userId: 'u' });
   });
 });
+
+describe('checkScope', () => {
+  it('returns a valid scope as given and names the option in every error', () => {
+    const scope = { userId: 'alice', sessionId: 's1' };
+    expect(checkScope(scope)).toBe(scope);
+    for (const bad of [null, 'alice', ['alice'], 42]) {
+      expect(() => checkScope(bad, 'options.scope')).toThrow(
+        expect.objectContaining({ argument: 'options.scope' }),
+      );
+    }
+    for (const bad of [{ userId: '' }, { sessionId: 7 }, { agentId: null }]) {
+      expect(() => checkScope(bad)).toThrow(/must be a non-empty string/);
+      expect(InvalidArgumentError.isInstance(catchError(() => checkScope(bad)))).toBe(true);
+    }
+  });
+});
+
+function catchError(run: () => unknown): unknown {
+  try {
+    run();
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+}
 
 describe('scopeFolder', () => {
   const root = '/data/ctxmem';

@@ -37,6 +37,30 @@ export function normalizeScope(scope: Scope): Scope {
 }
 
 /**
+ * Checks a scope an app passed to an adapter (an option, or what a scope function returned) and
+ * returns it: an object whose scope fields, when set, are non-empty strings. `argument` names the
+ * option in the error. The stores check the ids themselves (`normalizeScope`) on every operation.
+ */
+export function checkScope(scope: unknown, argument = 'scope'): Scope {
+  if (typeof scope !== 'object' || scope === null || Array.isArray(scope)) {
+    throw new InvalidArgumentError({
+      message: `${argument} must be or return an object like { userId, sessionId }`,
+      argument,
+    });
+  }
+  for (const field of SCOPE_FIELDS) {
+    const value = (scope as Scope)[field];
+    if (value !== undefined && (typeof value !== 'string' || value.length === 0)) {
+      throw new InvalidArgumentError({
+        message: `${argument}.${field} must be a non-empty string`,
+        argument,
+      });
+    }
+  }
+  return scope as Scope;
+}
+
+/**
  * The canonical string of a scope, used as a map key and by indexes (`MemoryIndexItem.scopeKey`).
  * Distinct scopes always give distinct keys: fields are URI-encoded, so no id can forge a
  * separator. `{}` (the single-user scope) is `global`.

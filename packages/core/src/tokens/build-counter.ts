@@ -1,3 +1,4 @@
+import { KeyedLru } from '../cache/index.js';
 import type { Message, TokenCounter } from '../contracts/index.js';
 import { InvalidArgumentError, InvalidMessageError } from '../errors/index.js';
 import { type MessageCost, messageCost } from './message-cost.js';
@@ -45,29 +46,6 @@ function checkCount(value: unknown, argument: string): number {
   return value;
 }
 
-/** Messages per counter are few enough that a Map in insertion order is an adequate LRU. */
-class LruCounts {
-  readonly #entries = new Map<string, number>();
-
-  constructor(readonly limit: number) {}
-
-  get(key: string): number | undefined {
-    const value = this.#entries.get(key);
-    if (value !== undefined) {
-      this.#entries.delete(key);
-      this.#entries.set(key, value);
-    }
-    return value;
-  }
-
-  set(key: string, value: number): void {
-    this.#entries.set(key, value);
-    if (this.#entries.size > this.limit) {
-      this.#entries.delete(this.#entries.keys().next().value as string);
-    }
-  }
-}
-
 /**
  * A content fingerprint of a message's cost: two independent 32-bit hashes over every counted
  * text (with its length, so the split between texts matters) plus the fixed tokens. Only what is
@@ -113,7 +91,8 @@ export function buildCounter(
   };
   checkCount(promptOverhead, 'promptOverhead');
   const byObject = new WeakMap<object, number>();
-  const byContent = checkCount(cacheSize, 'cacheSize') > 0 ? new LruCounts(cacheSize) : undefined;
+  const byContent =
+    checkCount(cacheSize, 'cacheSize') > 0 ? new KeyedLru<number>(cacheSize) : undefined;
 
   function countCost(cost: MessageCost): number {
     let total = cost.fixed;

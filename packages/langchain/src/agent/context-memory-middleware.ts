@@ -1,12 +1,11 @@
 import {
   type ContextManager,
-  InvalidArgumentError,
   type MemoryToolsOptions,
   type Message,
   type Scope,
   scopeKey,
 } from '@ctxmem/core';
-import { leadingSystemCount } from '@ctxmem/core/adapter-kit';
+import { checkScope, KeyedLru, leadingSystemCount } from '@ctxmem/core/adapter-kit';
 import { type BaseMessage, SystemMessage } from '@langchain/core/messages';
 import { convertToOpenAITool } from '@langchain/core/utils/function_calling';
 import { createMiddleware } from 'langchain';
@@ -53,56 +52,10 @@ export interface ContextMemoryControls {
   clear(scope?: Scope): Promise<void>;
 }
 
-const SCOPE_FIELDS = ['userId', 'sessionId', 'agentId'] as const;
-
-function checkScope(scope: unknown, argument = 'scope'): Scope {
-  if (typeof scope !== 'object' || scope === null || Array.isArray(scope)) {
-    throw new InvalidArgumentError({
-      message: `${argument} must be or return an object like { userId, sessionId }`,
-      argument,
-    });
-  }
-  for (const field of SCOPE_FIELDS) {
-    const value = (scope as Scope)[field];
-    if (value !== undefined && (typeof value !== 'string' || value.length === 0)) {
-      throw new InvalidArgumentError({
-        message: `${argument}.${field} must be a non-empty string`,
-        argument,
-      });
-    }
-  }
-  return scope as Scope;
-}
-
 /** The default scope: the LangGraph thread is the conversation. */
 export function threadScope(runtime: MiddlewareRuntime): Scope {
   const thread = runtime.configurable?.thread_id;
   return typeof thread === 'string' && thread.length > 0 ? { sessionId: thread } : {};
-}
-
-/** A map that forgets its least recently used entries past `limit`. */
-class RecentMap<Value> {
-  readonly #entries = new Map<string, Value>();
-  constructor(private readonly limit: number) {}
-  get(key: string): Value | undefined {
-    const value = this.#entries.get(key);
-    if (value !== undefined) {
-      this.#entries.delete(key);
-      this.#entries.set(key, value);
-    }
-    return value;
-  }
-  set(key: string, value: Value): void {
-    this.#entries.delete(key);
-    this.#entries.set(key, value);
-    if (this.#entries.size > this.limit) {
-      const oldest = this.#entries.keys().next().value;
-      if (oldest !== undefined) this.#entries.delete(oldest);
-    }
-  }
-  delete(key: string): void {
-    this.#entries.delete(key);
-  }
 }
 
 /**
@@ -175,9 +128,9 @@ export function contextMemoryMiddleware(options: ContextMemoryMiddlewareOptions 
   const converter = new MessageConverter();
   const cacheSize = contextOptions.cacheSize ?? 1_000;
   /** The agent's system prompt per conversation, learned from its model calls. */
-  const systemPrompts = new RecentMap<Message>(cacheSize);
+  const systemPrompts = new KeyedLru<Message>(cacheSize);
   /** Ids of the messages recorded in the history store, per conversation. */
-  const recordedIds = new RecentMap<Set<string>>(cacheSize);
+  const recordedIds = new KeyedLru<Set<string>>(cacheSize);
 
   function scopeOf(runtime: MiddlewareRuntime): Scope {
     if (scopeOption === undefined) return threadScope(runtime);

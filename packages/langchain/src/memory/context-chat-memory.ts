@@ -6,7 +6,7 @@ import {
   type PrepareResult,
   type Scope,
 } from '@ctxmem/core';
-import { isCtxmemMessage, leadingSystemCount } from '@ctxmem/core/adapter-kit';
+import { checkScope, isCtxmemMessage, leadingSystemCount } from '@ctxmem/core/adapter-kit';
 import { BaseChatMemory, type BaseChatMemoryInput } from '@langchain/classic/memory';
 import { BaseChatMessageHistory } from '@langchain/core/chat_history';
 import {
@@ -68,25 +68,6 @@ const SHARED = Symbol('ctxmem.sharedState');
 /** The options `withScope` adds for the memory it creates, so derived memories share state. */
 interface DerivedInput extends ContextChatMemoryInput {
   [SHARED]?: SharedState;
-}
-
-function checkScope(scope: unknown): Scope {
-  if (typeof scope !== 'object' || scope === null || Array.isArray(scope)) {
-    throw new InvalidArgumentError({
-      message: 'scope must be an object like { userId, sessionId }',
-      argument: 'scope',
-    });
-  }
-  for (const field of ['userId', 'sessionId', 'agentId'] as const) {
-    const value = (scope as Scope)[field];
-    if (value !== undefined && (typeof value !== 'string' || value.length === 0)) {
-      throw new InvalidArgumentError({
-        message: `scope.${field} must be a non-empty string`,
-        argument: 'scope',
-      });
-    }
-  }
-  return scope as Scope;
 }
 
 /**
