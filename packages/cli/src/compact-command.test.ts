@@ -380,6 +380,137 @@ describe('ctxmem compact: memory tools in the output', () => {
   });
 });
 
+describe('ctxmem compact: OpenAI Responses bodies', () => {
+  function responsesBody() {
+    const payload = `row ${'0123456789 abcdefghij '.repeat(4)}\n`.repeat(600);
+    return {
+      model: 'gpt-4.1',
+      instructions: 'You are an operations agent.',
+      input: [
+        { role: 'user', content: 'Read the deploy log.' },
+        {
+          type: 'reasoning',
+          id: 'rs_1',
+          summary: [{ type: 'summary_text', text: 'Read the log first.' }],
+          encrypted_content: 'opaque',
+        },
+        { type: 'function_call', call_id: 'call_1', name: 'read_log', arguments: '{}' },
+        { type: 'function_call_output', call_id: 'call_1', output: payload },
+        { role: 'assistant', content: 'The log is long; the deploy succeeded.' },
+        { role: 'user', content: 'Which step was slowest?' },
+      ],
+      tools: [
+        {
+          type: 'function',
+          name: 'read_log',
+          description: 'Read a log',
+          parameters: { type: 'object' },
+          strict: false,
+        },
+      ],
+      max_output_tokens: 2000,
+    };
+  }
+
+  it('compacts a Responses body from stdin to stdout, in the same format and within the budget', async () => {
+    const result = await run(
+      ['compact', '-', '--budget', '3000', '--report-json', 'r.json', '--out', '-'],
+      {
+        stdin: [JSON.stringify(responsesBody())],
+      },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain('openai-responses');
+    const output = JSON.parse(result.stdout) as {
+      instructions: string;
+      input: Array<Record<string, unknown>>;
+      tools: Array<Record<string, unknown>>;
+      max_output_tokens: number;
+    };
+    expect(output.instructions).toBe('You are an operations agent.');
+    expect(output.max_output_tokens).toBe(2000);
+    expect(output.input.at(-1)).toEqual({ role: 'user', content: 'Which step was slowest?' });
+    // The call and its (offloaded) output stay paired, in Responses shape.
+    const call = output.input.find((item) => item.type === 'function_call');
+    const callOutput = output.input.find((item) => item.type === 'function_call_output');
+    expect(call?.call_id).toBe('call_1');
+    expect(callOutput?.call_id).toBe('call_1');
+    expect(result.stdout).toContain('reload_context(');
+    expect(output.tools[1]).toEqual({
+      type: 'function',
+      name: 'reload_context',
+      description: expect.stringContaining('offloaded'),
+      parameters: expect.objectContaining({ type: 'object' }),
+      strict: false,
+    });
+    const counter = createTokenCounter({ model: 'gpt-4.1' });
+    const parsed = parseConversation(output);
+    expect(parsed.format).toBe('openai-responses');
+    expect(
+      counter.countMessages(parsed.messages) + countToolDefinitions(output.tools, counter),
+    ).toBeLessThanOrEqual(3000);
+    const report = await readJson<CompactReportJson>('r.json');
+    expect(report.format).toBe('openai-responses');
+    expect(report.outputTokens).toEqual({
+      field: 'max_output_tokens',
+      tokens: 2000,
+      contextWindow: expect.any(Number),
+    });
+  });
+
+  it('reloads an offloaded output as a Responses item with reload --format', async () => {
+    const body = responsesBody();
+    const result = await run(['compact', '-', '--budget', '3000'], {
+      stdin: [JSON.stringify(body)],
+    });
+    expect(result.code, result.stderr).toBe(0);
+    const id = /reload_context\(\\"(off_[0-9a-f]+)\\"\)/.exec(result.stdout)?.[1];
+    expect(id).toBeDefined();
+    const reloaded = await run(['reload', id!, '--format', 'openai-responses']);
+    expect(reloaded.code, reloaded.stderr).toBe(0);
+    expect(JSON.parse(reloaded.stdout)).toEqual([body.input[3]]);
+    const bad = await run(['reload', id!, '--format', 'gemini']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--format must be one of openai-chat, openai-responses/);
+  });
+
+  it('counts the instructions: a budget below them is too small', async () => {
+    const body = { model: 'gpt-4o', instructions: 'word '.repeat(400), input: 'Hi' };
+    const result = await run(['compact', '-', '--budget', '100'], {
+      stdin: [JSON.stringify(body)],
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/budget too small/);
+  });
+
+  it('keeps a string input a string when it fits', async () => {
+    const body = { model: 'gpt-4o', input: 'Hello there' };
+    const result = await run(['compact', '-', '--budget', '1000'], {
+      stdin: [JSON.stringify(body)],
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual(body);
+  });
+
+  it('warns when the budget and max_output_tokens do not fit the model’s window', async () => {
+    const body = { model: 'gpt-4o', input: 'Hello there', max_output_tokens: 16_000 };
+    const result = await run(['compact', '-', '--budget', '128k'], {
+      stdin: [JSON.stringify(body)],
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/max_output_tokens 16000 is over gpt-4o's context window/);
+  });
+
+  it('fails with a message naming the bad item', async () => {
+    const body = { input: [{ type: 'function_call', name: 'f', arguments: '{}' }] };
+    const result = await run(['compact', '-', '--budget', '1000'], {
+      stdin: [JSON.stringify(body)],
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/stdin: input\[0\]\.call_id: expected a string/);
+  });
+});
+
 describe('ctxmem compact --help', () => {
   it('documents stdin, the tokenizer, --timeout, --no-tools and the exit codes', async () => {
     const { stdout } = await run(['compact', '--help']);

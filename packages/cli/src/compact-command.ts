@@ -32,11 +32,14 @@ import type {
   ConversationFormat,
   HistoryMode,
 } from './dependencies.js';
+import { formatNumber } from './format.js';
 import { mentionsTool, toolForBody, toolName } from './memory-tool-definitions.js';
 import { createOpenAICompatibleComplete } from './openai-complete.js';
+import { type Activity, chooseProgressStyle, createActivity } from './progress.js';
 import { describeFileError, parseConversationText, readConversation } from './read-conversation.js';
 import { oneLine, renderCompactReport } from './render-report.js';
 import type { CliContext } from './run-cli.js';
+import { readStandardInput, STANDARD_STREAM } from './standard-input.js';
 
 /** Offloads are stored under this scope, so `ctxmem reload` finds them. */
 export const CLI_SCOPE: Scope = {};
@@ -47,8 +50,13 @@ const UNKNOWN_MODEL_CONTEXT_WINDOW = 32_000;
 /** How long one summary may wait for the model endpoint before the offline summarizer takes over. */
 export const DEFAULT_TIMEOUT_MS = 30_000;
 
-/** The input and output argument that means stdin or stdout. */
-export const STANDARD_STREAM = '-';
+export { STANDARD_STREAM };
+
+/**
+ * From this many tokens a body shows progress on a terminal (any size with `--model`, whose
+ * summaries take seconds each); smaller ones are done before a status line could be read.
+ */
+export const PROGRESS_MIN_TOKENS = 20_000;
 
 export interface CompactCommandOptions {
   /** A path, or `-` for stdin. */
@@ -203,6 +211,11 @@ export interface CompactReportJson {
   toolTokens: number;
   /** Memory tools added to the body's `tools` because the output refers to them. */
   addedTools: string[];
+  /**
+   * The output the body asks for (`max_output_tokens`, `max_completion_tokens`, `max_tokens`):
+   * not part of the budget, which limits what is sent, but checked against the model's window.
+   */
+  outputTokens?: { field: string; tokens: number; contextWindow?: number };
   targetTokens: number;
   settings: Partial<CompressionSettings>;
   counter: string;
@@ -227,7 +240,11 @@ export async function runCompact(
   const fromStdin = options.file === STANDARD_STREAM;
   const toStdout = (options.out ?? STANDARD_STREAM) === STANDARD_STREAM;
   const input = fromStdin
-    ? parseConversationText(await readStandardInput(context), 'stdin', dependencies)
+    ? parseConversationText(
+        await readStandardInput(context, { example: 'ctxmem compact - < body.json' }),
+        'stdin',
+        dependencies,
+      )
     : await readConversation(resolve(cwd, options.file), options.file, dependencies);
   const bodyModel = typeof input.envelope?.model === 'string' ? input.envelope.model : undefined;
   const tokenizer = chooseTokenizer({
@@ -237,7 +254,21 @@ export async function runCompact(
     margin: options.margin,
   });
   const counter = createBodyCounter(tokenizer, dependencies);
-  const { summarizer, firstFailure } = createSummarizer(options, counter, dependencies, context);
+  const messageTokensBefore = counter.countMessages(input.messages);
+  const activity = createActivity({
+    stream: context.stderr,
+    label: `compacting ${fromStdin ? 'stdin' : options.file}`,
+    style: chooseProgressStyle({
+      stream: context.stderr as { isTTY?: boolean },
+      env: context.env,
+      quiet: context.quiet === true,
+      total: messageTokensBefore,
+      threshold: options.model !== undefined ? 1 : PROGRESS_MIN_TOKENS,
+    }),
+  });
+  const created = createSummarizer(options, counter, dependencies, context);
+  const { firstFailure } = created;
+  const summarizer = withActivity(created.summarizer, activity);
   const offloadDir = resolve(
     cwd,
     options.offloadDir ?? join(toStdout ? '.' : dirname(options.out ?? '.'), '.ctxmem', 'offload'),
@@ -261,32 +292,45 @@ export async function runCompact(
     });
   }
 
-  const result = await dependencies.compact(input.messages, {
-    budgetTokens: messageBudget,
-    ...(options.targetTokens !== undefined
-      ? {
-          targetTokens: Math.max(
-            1,
-            Math.min(options.targetTokens - toolTokens - reserveTokens, messageBudget),
-          ),
-        }
-      : {}),
-    counter,
-    summarizer,
-    offloadStore,
-    scope: CLI_SCOPE,
-    history: options.history,
-    settings,
-    // Already within the target → the input comes back unchanged, not re-summarized (a
-    // `manual` trigger would force the history strategies, so none is given).
-    force: false,
-  });
+  activity.show(`${formatNumber(messageTokensBefore)} tokens`);
+  const result = await dependencies
+    .compact(input.messages, {
+      budgetTokens: messageBudget,
+      ...(options.targetTokens !== undefined
+        ? {
+            targetTokens: Math.max(
+              1,
+              Math.min(options.targetTokens - toolTokens - reserveTokens, messageBudget),
+            ),
+          }
+        : {}),
+      counter,
+      summarizer,
+      offloadStore,
+      scope: CLI_SCOPE,
+      history: options.history,
+      settings,
+      // Already within the target → the input comes back unchanged, not re-summarized (a
+      // `manual` trigger would force the history strategies, so none is given).
+      force: false,
+      onEvent: (event) => {
+        if (event.type !== 'strategy') return;
+        const { strategy, tokensBefore, tokensAfter } = event.report;
+        activity.show(
+          `${strategy}: ${formatNumber(tokensBefore)} → ${formatNumber(tokensAfter)} tokens`,
+        );
+      },
+    })
+    .finally(() => activity.finish());
 
   let serializedBody = dependencies.serializeConversation(
     result.messages,
     input.format,
     input.envelope,
-    input.systemAsBlocks ? { systemAsBlocks: true } : {},
+    {
+      ...(input.systemAsBlocks ? { systemAsBlocks: true } : {}),
+      ...(input.inputAsText ? { inputAsText: true } : {}),
+    },
   ) as unknown;
   const addedTools: string[] = [];
   let outputTools: readonly unknown[] = tools;
@@ -302,7 +346,8 @@ export async function runCompact(
     }
   }
   const outputToolTokens = dependencies.countToolDefinitions(outputTools, counter);
-  const tokensBefore = counter.countMessages(input.messages) + toolTokens;
+  const outputTokens = outputTokensOf(input.envelope, bodyModel, dependencies);
+  const tokensBefore = messageTokensBefore + toolTokens;
   const tokensAfter = counter.countMessages(result.messages) + outputToolTokens;
   // The budget is a guarantee: never write an over-budget result, even if a strategy misbehaved.
   if (tokensAfter > options.budgetTokens) {
@@ -335,6 +380,7 @@ export async function runCompact(
       budgetTokens: options.budgetTokens,
       toolTokens: outputToolTokens,
       addedTools,
+      ...(outputTokens !== undefined ? { outputTokens } : {}),
       targetTokens: result.report.targetTokens + toolTokens + reserveTokens,
       settings,
       counter: counter.name,
@@ -352,35 +398,45 @@ export async function runCompact(
     else await writeText(resolve(cwd, options.reportJson), options.reportJson, text);
   }
 
-  context.stderr.write(
-    renderCompactReport({
-      file: fromStdin ? 'stdin' : options.file,
-      format: input.format,
-      counterName: counter.name,
-      summarizerName: summarizer.name,
-      history: options.history,
-      messagesBefore: input.messages.length,
-      messagesAfter: result.messages.length,
-      tokensBefore,
-      tokensAfter,
-      budgetTokens: options.budgetTokens,
-      toolTokens: outputToolTokens,
-      report: result.report,
-      before,
-      after,
-      offloadIds,
-      offloadDir: displayOffloadDir,
-      out: toStdout ? undefined : options.out,
-      durationMs,
-    }),
-  );
+  if (context.quiet !== true) {
+    context.stderr.write(
+      renderCompactReport({
+        file: fromStdin ? 'stdin' : options.file,
+        format: input.format,
+        counterName: counter.name,
+        summarizerName: summarizer.name,
+        history: options.history,
+        messagesBefore: input.messages.length,
+        messagesAfter: result.messages.length,
+        tokensBefore,
+        tokensAfter,
+        budgetTokens: options.budgetTokens,
+        toolTokens: outputToolTokens,
+        report: result.report,
+        before,
+        after,
+        offloadIds,
+        offloadDir: displayOffloadDir,
+        out: toStdout ? undefined : options.out,
+        durationMs,
+      }),
+    );
+  }
   const failure = firstFailure();
   if (failure !== undefined) {
     context.stderr.write(
       `The model endpoint failed once (${oneLine(failure)}); the rest of the run summarized offline without calling it again\n`,
     );
   }
-  if (addedTools.length > 0) {
+  if (outputTokens?.contextWindow !== undefined) {
+    const { field, tokens, contextWindow } = outputTokens;
+    if (options.budgetTokens + tokens > contextWindow) {
+      context.stderr.write(
+        `note: --budget ${options.budgetTokens} plus the body's ${field} ${tokens} is over ${bodyModel}'s context window of ${contextWindow}; the request may be refused (--budget ${Math.max(1, contextWindow - tokens)} leaves room for the output)\n`,
+      );
+    }
+  }
+  if (addedTools.length > 0 && context.quiet !== true) {
     context.stderr.write(
       `Added the ${addedTools.join(', ')} tool definition to "tools" (the output refers to it; --no-tools leaves it out)\n`,
     );
@@ -412,29 +468,44 @@ function memoryToolToAdd(
   return { name: tool.name, body: toolForBody(tool, input.format) };
 }
 
+/** The output limit fields of Responses, Chat Completions and Anthropic bodies, in that order. */
+const OUTPUT_TOKEN_FIELDS = ['max_output_tokens', 'max_completion_tokens', 'max_tokens'] as const;
+
+/** The output the body asks for, and the body model's window when it is known. */
+function outputTokensOf(
+  envelope: Record<string, unknown> | undefined,
+  bodyModel: string | undefined,
+  dependencies: Pick<CliDependencies, 'resolveContextWindow'>,
+): CompactReportJson['outputTokens'] {
+  const field = OUTPUT_TOKEN_FIELDS.find((name) => {
+    const value = envelope?.[name];
+    return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
+  });
+  if (field === undefined) return undefined;
+  const contextWindow =
+    bodyModel === undefined ? undefined : dependencies.resolveContextWindow(bodyModel);
+  return {
+    field,
+    tokens: envelope![field] as number,
+    ...(contextWindow !== undefined ? { contextWindow } : {}),
+  };
+}
+
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** All of stdin as text; refuses a terminal, where it would wait for typing. */
-async function readStandardInput(context: CliContext): Promise<string> {
-  const { stdin } = context;
-  if (stdin === undefined) {
-    throw new InvalidArgumentError({ message: 'no stdin to read "-" from', argument: 'file' });
-  }
-  if ((stdin as { isTTY?: boolean }).isTTY === true) {
-    throw new InvalidArgumentError({
-      message:
-        '"-" reads the body from stdin, but stdin is a terminal: pipe a file in (ctxmem compact - < body.json)',
-      argument: 'file',
-    });
-  }
-  const decoder = new TextDecoder();
-  let text = '';
-  for await (const chunk of stdin) {
-    text += typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
-  }
-  return text + decoder.decode();
+/** The summarizer, showing each call on the status line (the slow part of a compaction). */
+function withActivity(summarizer: Summarizer, activity: Activity): Summarizer {
+  let calls = 0;
+  return {
+    name: summarizer.name,
+    summarize(request) {
+      calls++;
+      activity.show(`summarizing with ${summarizer.name}, call ${calls}`);
+      return summarizer.summarize(request);
+    },
+  };
 }
 
 function createSummarizer(

@@ -4,7 +4,7 @@ Usage
   ctxmem compact <file.json | -> --budget <tokens> [options]
   ctxmem inspect <file.json> [--context-window <tokens>] [--model <id>]
   ctxmem inspect <file.json|session> --html <report.html> | --serve [options]
-  ctxmem reload <id> [--offload-dir <dir>]
+  ctxmem reload <id> [--offload-dir <dir>] [--json | --format <format>]
   ctxmem memory <add|search|list|remove|stats> --store <dir> [options]
 
 Commands
@@ -17,9 +17,14 @@ Commands
 Options
   -h, --help     Show help (also: ctxmem <command> --help)
   -v, --version  Show the version
+  -q, --quiet    With any command: no progress and no report on stderr (warnings and errors
+                 still print). Progress shows only when stderr is a terminal, and not in CI.
 
 Conversations are JSON in OpenAI Chat Completions, Anthropic Messages (a messages array or a
-request body with "messages") or AI SDK ModelMessage format; the format is detected.
+request body with "messages"), OpenAI Responses (a body with "input" and "instructions", or an
+array of its items) or AI SDK ModelMessage format; the format is detected.
+"-" in place of an input file reads stdin (compact, memory add --jsonl, memory search
+--queries); --out - and --report-json - write to stdout.
 Relative paths resolve against the folder you started from (CTXMEM_CALLER_CWD when a wrapper
 such as scripts/run.sh changes directory). Set CTXMEM_DEBUG=1 to see stack traces.
 
@@ -29,8 +34,16 @@ Exit codes: 0 done, 1 failed (a file, the input or the budget), 2 usage error (b
 export const COMPACT_HELP = `Usage: ctxmem compact <file.json | -> --budget <tokens> [options]
 
 Compresses a conversation until it fits the budget and writes it in the same format and
-envelope as the input (stdout unless --out). A report goes to stderr: tokens before and after
-each strategy, summarizer calls, duration, and the window's composition before and after.
+envelope as the input (stdout unless --out): OpenAI Chat Completions, OpenAI Responses,
+Anthropic Messages or AI SDK messages. A report goes to stderr: tokens before and after each
+strategy, summarizer calls, duration, and the window's composition before and after. On a
+terminal, a status line shows the work on large bodies (from 20,000 tokens, or any size with
+--model); --quiet turns it and the report off.
+The budget counts the whole request: "system" / "instructions" and "tools" included. The
+output the body asks for (max_output_tokens, max_completion_tokens, max_tokens) is not part of
+--budget; when the body's model is known, a note says if budget + output exceed its window.
+Responses reasoning items are kept verbatim (their encrypted content cannot be edited) and
+go with their turn; function_call / function_call_output items stay paired.
 "-" as the file reads the body from stdin. Relative paths resolve against the folder you
 started from, also through bash scripts/run.sh or pnpm ctxmem (CTXMEM_CALLER_CWD).
 
@@ -66,6 +79,7 @@ Options
   --offload-dir <dir>      Where large payloads are offloaded (default: .ctxmem/offload next
                            to --out, or in the current folder). Bring one back later with
                            ctxmem reload <id> --offload-dir <dir>.
+  -q, --quiet              No progress and no report on stderr (notes and errors still print).
   -h, --help               Show this help.
 
 Exit codes: 0 done, 1 failed (unreadable file, invalid JSON, unknown format, budget too small,
@@ -85,8 +99,9 @@ and the page shows a timeline of the calls and compactions (strategies, tokens b
 after, summarizer or fallback), each call's window as a stacked bar against the budget, the
 rolling summary with a diff against the previous one, every offloaded payload with its
 original, and the memory cards injected. The page is one static file: no script, no network.
-When no such file exists, the argument is a session id in a file store (--store): its stored
-history is replayed and its recorded working state and offloads are shown too.
+When no such file exists, the argument is a session id in a store (--store): the calls ctxmem
+recorded for it are shown (older sessions without records are replayed from their history),
+with its working state and offloads.
 
 Options
   --context-window <tokens>  The model's context window (default: from --model, else 128k).
@@ -99,7 +114,8 @@ Options
   --port <n>                 The port for --serve (default: a random free port).
   --budget <tokens>          The messages' budget of the replay (no output reserve on top);
                              default: the window's budget.
-  --store <dir>              The file store of a session (default: .ctxmem).
+  --store <dir|url>          The store of a session: a folder (default: .ctxmem),
+                             postgres://… (needs @ctxmem/postgres) or redis://… (@ctxmem/redis).
   --user <id>  --agent <id>  The rest of the session's scope in the store.
   --memory-store <dir>       Search this memory card store (ctxmem memory) on every call and
                              show the cards injected, with their scores.
@@ -113,29 +129,49 @@ Prints a payload that ctxmem compact offloaded, by the id shown in its preview.
 Options
   --offload-dir <dir>  The folder compact offloaded to (default: .ctxmem/offload).
   --json               Print the stored record (the original message as JSON).
+  --format <format>    Print the original message as JSON in a body's format, ready to put
+                       back: openai-chat, openai-responses, anthropic or ai-sdk (a tool
+                       result in openai-responses is a function_call_output item).
   -h, --help           Show this help.
 `;
 
 export const MEMORY_HELP = `Usage: ctxmem memory <subcommand> --store <dir> [scope] [options]
 
-Long-term memory cards in a file store (one cards.json per scope under <dir>/scopes/).
+Long-term memory cards in a file store (one cards.jsonl log per scope under <dir>/scopes/).
 
 Subcommands
-  add      --jsonl <file> | --text "…"   Add cards; duplicates merge, a changed fact supersedes
+  add      --jsonl <file|-> | --text "…" Add cards; duplicates merge, a changed fact supersedes
            [--type <type>] [--tags a,b]  the older card. JSONL: one object per line with
            [--source <s>] [--progress]   "content" (required), "type", "tags", "source"; the
            [--json]                      flags are defaults for records without the field.
                                          Every line is checked before anything is added.
-  search   --query "…" | --queries <file.jsonl>
+                                         --jsonl - reads the lines from stdin.
+  search   --query "…" | --queries <file.jsonl|->
            [--top-k 5] [--min-score 0] [--mode hybrid|bm25|vector] [--json]
+           [--embedder hashing|local|openai] [--embedding-model <id>]
+           [--fusion rrf|weighted[:<vector weight>]] [--sequence-context]
                                          --queries answers many queries in one run, in input
-                                         order; a line is {"query": "…"}, optionally with its
-                                         own "scope": {"userId": "…"} instead of the flags'.
+                                         order (- reads them from stdin); a line is
+                                         {"query": "…"}, optionally with its own "scope":
+                                         {"userId": "…"} instead of the flags'.
                                          --json prints one line per query: {"query", "results":
                                          [{"id", "content", "score", "type", "tags", "source"}]}.
   list     [--include-superseded] [--json]   The cards of the scope (--json: one card per line).
   remove   <id…>                         Remove cards by id (none unless every id exists).
   stats    [--json]                      Cards per type, superseded cards, file size.
+
+Search options
+  --embedder hashing     Built in and offline (default): matches word forms, not meanings.
+  --embedder local       The offline sentence model of @ctxmem/local-embedder (install it):
+                         also matches paraphrases; embeds about 30 cards a second.
+  --embedder openai      An OpenAI-compatible embedding endpoint through the AI SDK (install
+                         @ctxmem/ai-sdk, ai and @ai-sdk/openai): OPENAI_API_KEY required,
+                         OPENAI_BASE_URL for other servers; --embedding-model <id>, default
+                         text-embedding-3-small.
+  --fusion rrf|weighted[:w]  How keyword and vector scores combine; w is the vector weight
+                         (default: chosen from the embedder, 0.05 hashing, 0.35 models).
+  --sequence-context     Cards are turns of a transcript: each also scores through the
+                         turns before it, so the answer after a matching question is found.
 
 Scope (a card is only ever seen in the exact scope it was added in)
   --user <id>  --agent <id>  --session <id>     Default: the global scope.
@@ -143,6 +179,9 @@ Scope (a card is only ever seen in the exact scope it was added in)
 Options
   --store <dir>   The store folder (required; add creates it).
   --progress      Show progress while adding, also without a terminal (as plain lines).
+                  On a terminal it shows anyway for 200 cards or more, and search shows
+                  the index build.
+  -q, --quiet     No progress, whatever else says.
   -h, --help      Show this help.
 
 Card types: goal, decision, constraint, todo, code, fact (default), preference.

@@ -34,18 +34,18 @@ import {
   STORE_OPTIONS,
   type StoreArguments,
 } from './memory-arguments.js';
-import { chooseProgressStyle, createProgress } from './memory-progress.js';
 import {
   type CardDefaults,
   cardFromText,
   parseCardRecords,
   parseQueryRecords,
   type QueryRecord,
-  readTextFile,
 } from './memory-records.js';
+import { chooseProgressStyle, createActivity, createProgress } from './progress.js';
 import { describeFileError } from './read-conversation.js';
 import { oneLine } from './render-report.js';
 import type { CliContext } from './run-cli.js';
+import { readTextInput } from './standard-input.js';
 
 export const MEMORY_SUBCOMMANDS = ['add', 'search', 'list', 'remove', 'stats'] as const;
 export type MemorySubcommand = (typeof MEMORY_SUBCOMMANDS)[number];
@@ -159,14 +159,16 @@ export interface MemoryAddSummary {
 }
 
 export async function runAdd(options: MemoryAddOptions, context: CliContext): Promise<number> {
-  const drafts =
+  const input =
     options.jsonl !== undefined
-      ? parseCardRecords(
-          await readTextFile(resolve(context.cwd, options.jsonl), options.jsonl),
-          options.jsonl,
-          options.defaults,
-        )
-      : [cardFromText(options.text!, options.defaults)];
+      ? await readTextInput(options.jsonl, context, {
+          flag: '--jsonl',
+          example: 'ctxmem memory add --jsonl - < cards.jsonl',
+        })
+      : undefined;
+  const drafts = input
+    ? parseCardRecords(input.text, input.name, options.defaults)
+    : [cardFromText(options.text!, options.defaults)];
   const root = await storeRoot(options, context, { mustExist: false });
   const store = openStore(root, context);
   const summary = await addInBatches(store, options.scope, drafts, {
@@ -178,6 +180,7 @@ export async function runAdd(options: MemoryAddOptions, context: CliContext): Pr
         stream: context.stderr as { isTTY?: boolean },
         env: context.env,
         forced: options.progress,
+        quiet: context.quiet === true,
         total: drafts.length,
       }),
     }),
@@ -323,13 +326,16 @@ export async function runSearch(
   options: MemorySearchCommandOptions,
   context: CliContext,
 ): Promise<number> {
-  const records: QueryRecord[] =
+  const queries =
     options.queries !== undefined
-      ? parseQueryRecords(
-          await readTextFile(resolve(context.cwd, options.queries), options.queries),
-          options.queries,
-        )
-      : [{ query: options.query! }];
+      ? await readTextInput(options.queries, context, {
+          flag: '--queries',
+          example: 'ctxmem memory search --queries - < queries.jsonl',
+        })
+      : undefined;
+  const records: QueryRecord[] = queries
+    ? parseQueryRecords(queries.text, queries.name)
+    : [{ query: options.query! }];
   const root = await storeRoot(options, context, { mustExist: true });
   const search = createMemorySearch({ store: openStore(root, context), mode: options.mode });
 
@@ -342,7 +348,7 @@ export async function runSearch(
     scopes.set(scopeKey(scope), scope);
   }
   for (const [key, scope] of scopes) {
-    const report = await search.sync(scope);
+    const report = await syncWithActivity(search, scope, key, context);
     if (report.vectorError !== undefined) {
       context.stderr.write(
         `ctxmem memory: warning: vectors unavailable for ${key}, searching with BM25 only: ${oneLine(report.vectorError)}\n`,
@@ -371,6 +377,29 @@ export async function runSearch(
     );
   }
   return 0;
+}
+
+/** `search.sync` (the index build) with a status line on a terminal: embedding can take minutes. */
+async function syncWithActivity(
+  search: MemorySearch,
+  scope: Scope,
+  key: string,
+  context: CliContext,
+): ReturnType<MemorySearch['sync']> {
+  const style = chooseProgressStyle({
+    stream: context.stderr as { isTTY?: boolean },
+    env: context.env,
+    quiet: context.quiet === true,
+    total: 1,
+    threshold: 1,
+  });
+  const activity = createActivity({ stream: context.stderr, label: 'indexing memory', style });
+  activity.show(`${key}…`);
+  try {
+    return await search.sync(scope);
+  } finally {
+    activity.finish();
+  }
 }
 
 async function searchOne(

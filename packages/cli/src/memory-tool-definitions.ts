@@ -10,6 +10,10 @@ export function toolForBody(
     return { type: 'function', function: { name, description, parameters: inputSchema } };
   }
   if (format === 'anthropic') return { name, description, input_schema: inputSchema };
+  // Responses function tools are flat; `strict: false` accepts the schema as it is.
+  if (format === 'openai-responses') {
+    return { type: 'function', name, description, parameters: inputSchema, strict: false };
+  }
   // The AI SDK's function tool (LanguageModelV2FunctionTool).
   return { type: 'function', name, description, inputSchema };
 }

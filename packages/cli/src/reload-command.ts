@@ -1,29 +1,58 @@
 import { resolve } from 'node:path';
-import { messageText, NotFoundError } from '@ctxmem/core';
+import { InvalidArgumentError, messageText, NotFoundError } from '@ctxmem/core';
 import { optionalString, parseArguments, singleFile } from './arguments.js';
 import { CLI_SCOPE } from './compact-command.js';
-import type { CliDependencies } from './dependencies.js';
+import type { CliDependencies, ConversationFormat } from './dependencies.js';
 import type { CliContext } from './run-cli.js';
 
 export interface ReloadCommandOptions {
   id: string;
   offloadDir: string;
   json: boolean;
+  /** `--format`: print the original message in this format, ready to put back into a body. */
+  format?: ConversationFormat;
 }
+
+/** The formats `--format` takes: those `compact` reads and writes. */
+export const RELOAD_FORMATS: readonly ConversationFormat[] = [
+  'openai-chat',
+  'openai-responses',
+  'anthropic',
+  'ai-sdk',
+];
 
 export function parseReloadArguments(argv: readonly string[]): ReloadCommandOptions {
   const { values, positionals } = parseArguments(argv, {
     'offload-dir': { type: 'string' },
     json: { type: 'boolean' },
+    format: { type: 'string' },
   });
+  const format = optionalString(values.format, '--format');
+  if (format !== undefined && !(RELOAD_FORMATS as readonly string[]).includes(format)) {
+    throw new InvalidArgumentError({
+      message: `--format must be one of ${RELOAD_FORMATS.join(', ')}, got "${format}"`,
+      argument: '--format',
+    });
+  }
+  if (format !== undefined && values.json === true) {
+    throw new InvalidArgumentError({
+      message: '--format and --json both say how to print the payload; give one',
+      argument: '--format',
+    });
+  }
   return {
+    ...(format !== undefined ? { format: format as ConversationFormat } : {}),
     id: singleFile(positionals, 'reload', { noun: 'an offload id', placeholder: '<id>' }),
     offloadDir: optionalString(values['offload-dir'], '--offload-dir') ?? '.ctxmem/offload',
     json: values.json === true,
   };
 }
 
-/** Prints an offloaded payload: its text, or the whole stored record with `--json`. */
+/**
+ * Prints an offloaded payload: its text, the whole stored record with `--json`, or the original
+ * message in a body's format with `--format` (for example the `function_call_output` item of a
+ * Responses body).
+ */
 export async function runReload(
   options: ReloadCommandOptions,
   context: CliContext,
@@ -34,9 +63,16 @@ export async function runReload(
   });
   try {
     const record = await store.get(CLI_SCOPE, options.id);
-    context.stdout.write(
-      options.json ? `${JSON.stringify(record, null, 2)}\n` : `${messageText(record.message)}\n`,
-    );
+    const text = options.format
+      ? JSON.stringify(
+          dependencies.serializeConversation([record.message], options.format),
+          null,
+          2,
+        )
+      : options.json
+        ? JSON.stringify(record, null, 2)
+        : messageText(record.message);
+    context.stdout.write(`${text}\n`);
     return 0;
   } catch (error) {
     if (NotFoundError.isInstance(error)) {

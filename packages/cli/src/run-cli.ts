@@ -30,6 +30,26 @@ export interface CliContext {
   fetch?: typeof globalThis.fetch;
   /** Stand-ins for the rest of ctxmem. @default the real implementations, loaded lazily */
   dependencies?: CliDependencies;
+  /**
+   * `--quiet` (or `-q`), taken out of any command's arguments: no progress and no report on
+   * stderr; warnings and errors still print.
+   * @default false
+   */
+  quiet?: boolean;
+}
+
+/** The options every command takes; `runCli` removes them before the command parses its own. */
+const QUIET_FLAGS = new Set(['--quiet', '-q']);
+
+/** `argv` without `--quiet` / `-q` (up to a `--`, after which everything is an argument). */
+function withoutQuiet(argv: readonly string[]): { argv: string[]; quiet: boolean } {
+  const end = argv.indexOf('--');
+  const head = end === -1 ? argv : argv.slice(0, end);
+  const kept = head.filter((argument) => !QUIET_FLAGS.has(argument));
+  return {
+    argv: end === -1 ? kept : [...kept, ...argv.slice(end)],
+    quiet: kept.length !== head.length,
+  };
 }
 
 type Command = {
@@ -80,7 +100,9 @@ export async function runCli(argv: readonly string[], context: CliContext): Prom
       return 0;
     }
     const dependencies = async () => context.dependencies ?? loadDefaultDependencies();
-    return await command.run(rest, context, dependencies);
+    const { argv: commandArgv, quiet } = withoutQuiet(rest);
+    const commandContext = quiet ? { ...context, quiet: true } : context;
+    return await command.run(commandArgv, commandContext, dependencies);
   } catch (error) {
     return reportError(error, command ? first : undefined, context);
   }

@@ -8,9 +8,14 @@ import { fromModelMessages, toModelMessages } from './ai-sdk-messages.js';
 import { fromAnthropicMessages, toAnthropicMessages } from './anthropic-messages.js';
 import { describeValue, isPlainObject } from './json-values.js';
 import { fromOpenAIChat, toOpenAIChat } from './openai-chat.js';
+import {
+  fromOpenAIResponses,
+  OPENAI_RESPONSES_ITEM_TYPES,
+  toOpenAIResponses,
+} from './openai-responses.js';
 
 /** The conversation formats ctxmem reads and writes. */
-export type ConversationFormat = 'openai-chat' | 'ai-sdk' | 'anthropic';
+export type ConversationFormat = 'openai-chat' | 'ai-sdk' | 'anthropic' | 'openai-responses';
 
 /**
  * The object a `messages` array came in (a request body, a saved chat), with `messages` set to
@@ -25,19 +30,25 @@ export interface ParsedConversation {
   envelope: ConversationEnvelope | undefined;
   /** An Anthropic body's `system` was an array of blocks (not a string). */
   systemAsBlocks?: boolean;
+  /** A Responses body's `input` was a plain string (not an array of items). */
+  inputAsText?: boolean;
 }
 
 interface Signal {
   format: ConversationFormat | 'foreign';
   /** What was seen and where, for error messages. */
   evidence: string;
+  /** Also valid in a Responses input (the `developer` role, a `refusal` part). */
+  sharedWithResponses?: true;
 }
 
 /**
  * Tells which format a conversation is in: `'openai-chat'` (Chat Completions messages),
- * `'ai-sdk'` (`ModelMessage`) or `'anthropic'` (an Anthropic Messages body: a top-level `system`,
- * Anthropic content blocks such as `tool_use`, or a `claude-*` model). Accepts a bare array, an
- * object with a `messages` array, or JSON text of either. Conversations of plain string messages
+ * `'ai-sdk'` (`ModelMessage`), `'anthropic'` (an Anthropic Messages body: a top-level `system`,
+ * Anthropic content blocks such as `tool_use`, or a `claude-*` model) or `'openai-responses'`
+ * (a Responses API body with `input`, or an array of Responses items such as `function_call` or
+ * parts such as `input_text`). Accepts a bare array, an object with a `messages` array (or, for
+ * Responses, an `input` string or array), or JSON text of either. Conversations of plain string messages
  * look the same in OpenAI and AI SDK form (and convert to the same core messages); they are
  * reported as `'openai-chat'` unless the body says Anthropic.
  *
@@ -46,6 +57,7 @@ interface Signal {
  */
 export function detectFormat(json: unknown): ConversationFormat {
   const value = parseText(json);
+  if (responsesBody(value)) return 'openai-responses';
   return detect(messagesOf(value), value);
 }
 
@@ -56,11 +68,23 @@ export function detectFormat(json: unknown): ConversationFormat {
  */
 export function parseConversation(json: unknown): ParsedConversation {
   const value = parseText(json);
+  if (responsesBody(value)) {
+    return {
+      format: 'openai-responses',
+      messages: fromOpenAIResponses(value),
+      // `instructions` stays in place (for the key order) and is overwritten on output.
+      envelope: { ...value, input: [] },
+      ...(typeof value.input === 'string' ? { inputAsText: true } : {}),
+    };
+  }
   const messages = messagesOf(value);
   const format = detect(messages, value);
   const envelope: ConversationEnvelope | undefined = Array.isArray(value)
     ? undefined
     : { ...(value as Record<string, unknown>), messages: [] };
+  if (format === 'openai-responses') {
+    return { format, messages: fromOpenAIResponses({ input: messages }), envelope };
+  }
   if (format === 'anthropic') {
     const system = envelope?.system;
     if (envelope) delete envelope.system;
@@ -87,8 +111,26 @@ export function serializeConversation(
   messages: readonly Message[],
   format: ConversationFormat,
   envelope?: ConversationEnvelope,
-  options: { systemAsBlocks?: boolean } = {},
+  options: { systemAsBlocks?: boolean; inputAsText?: boolean } = {},
 ): unknown {
+  if (format === 'openai-responses') {
+    const { instructions, input } = toOpenAIResponses(messages, {
+      inputAsText: options.inputAsText === true,
+    });
+    if (envelope === undefined) return input;
+    // Instructions go back where they were (or first); a body without them gets none.
+    const body: Record<string, unknown> = {};
+    if (instructions !== undefined && !('instructions' in envelope))
+      body.instructions = instructions;
+    for (const key of Object.keys(envelope)) {
+      if (key === 'instructions') {
+        if (instructions !== undefined) body.instructions = instructions;
+        else if (envelope.instructions === null) body.instructions = null;
+      } else body[key] = key === 'input' ? input : envelope[key];
+    }
+    if (!('input' in body)) body.input = input;
+    return body;
+  }
   if (format === 'anthropic') {
     const { system, messages: converted } = toAnthropicMessages(messages, {
       systemAsText: options.systemAsBlocks !== true,
@@ -127,8 +169,17 @@ function messagesOf(value: unknown): unknown[] {
         }`
     : describeValue(value);
   throw new UnsupportedFormatError({
-    message: `Expected an array of messages or an object with a "messages" array, got ${seen}.`,
+    message: `Expected an array of messages, an object with a "messages" array or a Responses body with "input", got ${seen}.`,
   });
+}
+
+/** A Responses API body: `input` (a string or an array) where Chat and Anthropic have `messages`. */
+function responsesBody(value: unknown): value is Record<string, unknown> & { input: unknown } {
+  return (
+    isPlainObject(value) &&
+    value.messages === undefined &&
+    (typeof value.input === 'string' || Array.isArray(value.input))
+  );
 }
 
 function anthropicBody(value: unknown): boolean {
@@ -137,7 +188,47 @@ function anthropicBody(value: unknown): boolean {
   return typeof value.model === 'string' && value.model.toLowerCase().startsWith('claude');
 }
 
+/** Where a bare array first shows a Responses shape: an item type or an `input_*` part. */
+function responsesEvidence(messages: readonly unknown[]): string | undefined {
+  for (const [index, message] of messages.entries()) {
+    if (!isPlainObject(message)) continue;
+    const path = `messages[${index}]`;
+    if (typeof message.type === 'string' && OPENAI_RESPONSES_ITEM_TYPES.includes(message.type)) {
+      return `${path}: type ${JSON.stringify(message.type)}`;
+    }
+    if (!Array.isArray(message.content)) continue;
+    for (const [partIndex, part] of message.content.entries()) {
+      if (isPlainObject(part) && typeof part.type === 'string' && responsesPartTypes.has(part.type))
+        return `${path}: content[${partIndex}] type ${JSON.stringify(part.type)}`;
+    }
+  }
+  return undefined;
+}
+
+/** A bare array of Responses items, unless another format's shapes are mixed in. */
+function detectResponses(messages: readonly unknown[], evidence: string): ConversationFormat {
+  messages.forEach((message, index) => {
+    // Function calls, their outputs and reasoning have no role: only messages can mix formats.
+    if (!isPlainObject(message) || message.role === undefined) return;
+    for (const signal of signalsOf(message, `messages[${index}]`)) {
+      if (signal.sharedWithResponses || signal.format === 'foreign') continue;
+      const name =
+        signal.format === 'anthropic'
+          ? 'Anthropic'
+          : signal.format === 'ai-sdk'
+            ? 'AI SDK'
+            : 'OpenAI Chat';
+      throw new UnsupportedFormatError({
+        message: `The messages mix OpenAI Responses (${evidence}) and ${name} (${signal.evidence}) shapes.`,
+      });
+    }
+  });
+  return 'openai-responses';
+}
+
 function detect(messages: readonly unknown[], value: unknown): ConversationFormat {
+  const responses = Array.isArray(value) ? responsesEvidence(messages) : undefined;
+  if (responses !== undefined) return detectResponses(messages, responses);
   let openai: Signal | undefined;
   let aiSdk: Signal | undefined;
   let anthropic: Signal | undefined;
@@ -174,6 +265,7 @@ function detect(messages: readonly unknown[], value: unknown): ConversationForma
 }
 
 const openaiPartTypes = new Set(['image_url', 'input_audio', 'refusal']);
+const responsesPartTypes = new Set(['input_text', 'output_text', 'input_image', 'input_file']);
 const aiSdkPartTypes = new Set([
   'image',
   'reasoning',
@@ -200,8 +292,12 @@ function signalsOf(message: unknown, path: string): Signal[] {
     ];
   }
   const signals: Signal[] = [];
-  const openai = (evidence: string) =>
-    signals.push({ format: 'openai-chat', evidence: `${path}: ${evidence}` });
+  const openai = (evidence: string, sharedWithResponses?: true) =>
+    signals.push({
+      format: 'openai-chat',
+      evidence: `${path}: ${evidence}`,
+      ...(sharedWithResponses ? { sharedWithResponses } : {}),
+    });
   const aiSdk = (evidence: string) =>
     signals.push({ format: 'ai-sdk', evidence: `${path}: ${evidence}` });
   const anthropic = (evidence: string) =>
@@ -233,7 +329,8 @@ function signalsOf(message: unknown, path: string): Signal[] {
     foreign(`role ${JSON.stringify(role)} with parts looks like Gemini contents`);
     return signals;
   }
-  if (role === 'developer' || role === 'function') openai(`role ${JSON.stringify(role)}`);
+  if (role === 'developer') openai('role "developer"', true);
+  else if (role === 'function') openai(`role ${JSON.stringify(role)}`);
   else if (!['system', 'user', 'assistant', 'tool'].includes(role as string)) {
     foreign(
       `unknown role ${typeof role === 'string' ? JSON.stringify(role) : describeValue(role)}`,
@@ -254,7 +351,7 @@ function signalsOf(message: unknown, path: string): Signal[] {
       if (!isPlainObject(part) || typeof part.type !== 'string') return;
       const type = part.type;
       const where = `content[${index}] type ${JSON.stringify(type)}`;
-      if (openaiPartTypes.has(type)) openai(where);
+      if (openaiPartTypes.has(type)) openai(where, type === 'refusal' ? true : undefined);
       else if (type === 'image' && isPlainObject(part.source)) anthropic(`${where} with a source`);
       else if (aiSdkPartTypes.has(type)) aiSdk(where);
       else if (anthropicPartTypes.has(type)) anthropic(where);

@@ -54,6 +54,16 @@ export type {
   OpenAIChatUserPart,
 } from './openai-chat-types.js';
 export {
+  fromOpenAIResponses,
+  OPENAI_RESPONSES_ITEM_TYPES,
+  OPENAI_RESPONSES_OPTIONS_KEY,
+  type OpenAIResponsesBody,
+  type OpenAIResponsesItem,
+  type OpenAIResponsesMarker,
+  type ToOpenAIResponsesOptions,
+  toOpenAIResponses,
+} from './openai-responses.js';
+export {
   checkToolPairing,
   type MessageRepair,
   MISSING_TOOL_RESULT_TEXT,
