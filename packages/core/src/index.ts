@@ -48,6 +48,11 @@ export { createContextManager, defaultMemoryScope } from './context/index.js';
 export type {
   AssistantContentPart,
   AssistantMessage,
+  CallCompaction,
+  CallCompactionSource,
+  CallComposition,
+  CallRecord,
+  CallStrategy,
   CompactionReport,
   CompactionTrigger,
   CompleteFn,

@@ -1,3 +1,4 @@
+import type { CallRecord } from './call-record.js';
 import type { Message } from './message.js';
 import type { Scope } from './scope.js';
 import type { StructuredSummary } from './summarizer.js';
@@ -27,6 +28,12 @@ export interface WorkingState {
   cycle: number;
   /** The cycle in which the last memory flush ran, if any. */
   flushedCycle?: number;
+  /**
+   * The latest prepared calls, oldest first, as the context manager recorded them (bounded by its
+   * `recordedCalls` option). They ride on the state writes that compactions make anyway, so the
+   * calls after the latest compaction are written with the next one.
+   */
+  calls?: CallRecord[];
 }
 
 /** Options of `HistoryStore.append`. */

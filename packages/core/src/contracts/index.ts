@@ -1,3 +1,4 @@
+export type * from './call-record.js';
 export type * from './compression.js';
 export type * from './embedder.js';
 export type * from './events.js';

@@ -1,0 +1,101 @@
+import type { CompactionTrigger, StrategyName } from './compression.js';
+
+/**
+ * Tokens of one prepared prompt by part, in the order the inspector stacks them. The message parts
+ * add up to the prompt's tokens; `toolDefinitions`, `reserved` and `outputReserve` are the rest of
+ * the window the request takes.
+ */
+export interface CallComposition {
+  /** System messages (and a bootstrap block), with the prompt's own few tokens of overhead. */
+  system: number;
+  /** The rolling summary message. */
+  summary: number;
+  /** The injected `## Relevant Memories` block. */
+  memories: number;
+  /** User and assistant messages kept word for word. */
+  history: number;
+  /** Tool-run records, offload previews and compressed results that stand for longer content. */
+  compressed: number;
+  /** Tool results kept word for word. */
+  toolResults: number;
+  /** The request's tool definitions. */
+  toolDefinitions: number;
+  /** Tokens the caller adds around the messages (`PrepareOptions.reservedTokens`). */
+  reserved: number;
+  /** Kept free for the reply. */
+  outputReserve: number;
+}
+
+/** A strategy that ran in a call's compaction (see `StrategyReport`). */
+export interface CallStrategy {
+  strategy: StrategyName;
+  applied: boolean;
+  tokensBefore: number;
+  tokensAfter: number;
+  messagesAffected: number;
+  summarizerCalls: number;
+  /**
+   * Set when a summarizer failed and a fallback wrote the summary: the summarizer that failed.
+   * Its reason stays out of the record, which is stored (an error message can quote the
+   * conversation or a credential); the `summarizer-fallback` event carries it.
+   */
+  fallback?: { from: string };
+}
+
+/** How the prompt of a call got its compacted part. */
+export type CallCompactionSource =
+  /** Compacted in this call. */
+  | 'compacted'
+  /** Prepared by a background compaction and adopted at this call. */
+  | 'background'
+  /** Another instance sharing the store had compacted the session: its stored state was adopted. */
+  | 'stored'
+  /** The same history was compacted at the same budget before (a resent request): reused as is. */
+  | 'reused';
+
+/** What a call's compaction did. */
+export interface CallCompaction {
+  source: CallCompactionSource;
+  /** Absent for `stored` (another instance ran it). */
+  trigger?: CompactionTrigger;
+  /** Empty for `stored` and `reused`. */
+  strategies: CallStrategy[];
+  summarizerCalls: number;
+  /** The manager's summarizer chain, for example `model>extractive`. */
+  summarizer: string;
+  /** Offloads written by the compaction (their originals are in the offload store). */
+  offloadIds: string[];
+}
+
+/**
+ * One prepared call, as the context manager recorded it: what the model received and why. The
+ * manager keeps the last few in the session's working state (`WorkingState.calls`), so an
+ * inspector shows real calls instead of a replay.
+ */
+export interface CallRecord {
+  /** ISO 8601 time the call was prepared. */
+  at: string;
+  /** Messages of the original history the call was made with. */
+  historyMessages: number;
+  /**
+   * Tokens of the working messages before this call's compaction and memory injection: the
+   * prompt as it would have been without them.
+   */
+  tokensBefore: number;
+  /** Tokens of the prepared messages. */
+  tokens: number;
+  budget: {
+    contextWindow: number;
+    budgetTokens: number;
+    triggerTokens: number;
+    targetTokens: number;
+  };
+  composition: CallComposition;
+  compaction?: CallCompaction;
+  /** Memory cards injected before the newest user message, best first. */
+  memories: Array<{ id: string; score: number }>;
+  /** Offloads the prompt refers to by preview: their originals are one `reload_context` away. */
+  offloadIds: string[];
+  /** Repairs made to the host's history before it was prepared (`input-repaired`). */
+  repairs?: string[];
+}
