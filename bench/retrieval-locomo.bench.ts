@@ -297,7 +297,6 @@ export const run: BenchRun = async ({ quick }) => {
         name: 'hybrid, weighted 0.5/0.5',
         options: { embedder, fusion: 'weighted', weights: { bm25: 0.5, vector: 0.5 } },
       },
-      { name: 'BM25, light stemmer', options: bm25({ stemmer: 'light' }) },
       { name: 'BM25, no stemmer', options: bm25({ stemmer: 'none' }) },
       { name: 'BM25, no irregular forms', options: bm25({ irregularForms: false }) },
       { name: 'BM25, no stop words', options: bm25({ stopWords: false }) },

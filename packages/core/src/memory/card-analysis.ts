@@ -5,6 +5,15 @@
  * `card-index.ts`.
  */
 import type { MemoryCardType } from '../contracts/index.js';
+import {
+  CJK_CHARACTER,
+  cjkNgrams,
+  ENGLISH_NEGATIONS,
+  ENGLISH_STATEMENT_WORDS,
+  ENGLISH_STOP_WORDS,
+  normalizeText,
+  stemEnglishPorter,
+} from '../text/index.js';
 
 /** Longest card content accepted, in characters. Cards are meant to be one sentence. */
 export const MAX_CARD_CONTENT_LENGTH = 10_000;
@@ -34,20 +43,17 @@ export const MIN_SHARED_SHARE = 0.5;
 
 // Sentence punctuation only: `#`, `+`, `@`, `$`, `%`, `/`, `=` and `_` carry meaning ("C#", "C++").
 const PUNCTUATION = /[.,;:!?'"`()[\]{}<>…\-–—~·、。，；：！？「」『』（）【】《》〈〉“”‘’]+/gu;
-const CJK = '\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}';
-const TOKEN = new RegExp(`([${CJK}]+)|([^\\s${CJK}]+)`, 'gu');
+// Words run to the next space, not the next non-letter as in search: after `PUNCTUATION` is
+// gone, what is left of a word is part of it ("c#", "c++", "eu-west" → "eu west").
+const TOKEN = new RegExp(`(${CJK_CHARACTER}+)|((?:(?!${CJK_CHARACTER})\\S)+)`, 'gu');
 const CJK_NEGATION = /[不没沒别別无無非未]/u;
 
-const NEGATIONS = new Set(['not', 'no', 'never', 'none', 'nor', 'without', 'cannot']);
-
-const STOP_WORDS = new Set(
-  (
-    'a an the and or but of to in on at for with by from as into onto about than then ' +
-    'is are was were be been being am it its this that these those there here ' +
-    'i me my mine we us our ours you your yours he him his she her hers they them their theirs ' +
-    's do does did done will would shall should can could may might must have has had ' +
-    'so very really actually also still now currently just only always usually please'
-  ).split(' '),
+/**
+ * The stop words of search, except those that change what a statement says: two cards that
+ * differ by "not", "before" or "more" are not duplicates.
+ */
+const STOP_WORDS: ReadonlySet<string> = new Set(
+  [...ENGLISH_STOP_WORDS].filter((word) => !ENGLISH_STATEMENT_WORDS.has(word)),
 );
 
 /**
@@ -55,45 +61,32 @@ const STOP_WORDS = new Set(
  * sentence punctuation → space, whitespace collapsed.
  */
 export function normalizeCardContent(content: string): string {
-  return content
-    .normalize('NFKC')
-    .toLowerCase()
+  return normalizeText(content)
     .replace(/n['’]t\b/gu, ' not')
     .replace(PUNCTUATION, ' ')
     .replace(/\s+/gu, ' ')
     .trim();
 }
 
-/** A light plural stemmer ("copies" → "copy", "matches" → "match", "scripts" → "script"). */
-function stem(word: string): string {
-  if (word.length > 4 && word.endsWith('ies')) return `${word.slice(0, -3)}y`;
-  if (word.length > 4 && /(?:ch|sh|x|ss|z)es$/u.test(word)) return word.slice(0, -2);
-  if (word.length > 3 && word.endsWith('s') && !/(?:ss|us|is)$/u.test(word)) {
-    return word.slice(0, -1);
-  }
-  return word;
-}
-
-/** Content tokens in sentence order: words without stop words, CJK runs as character bigrams. */
+/**
+ * Content tokens in sentence order: words without stop words, Porter-stemmed as in search, CJK
+ * runs as character bigrams.
+ */
 export function contentTokens(normalized: string): string[] {
   const tokens: string[] = [];
   for (const match of normalized.matchAll(TOKEN)) {
     const [, cjk, word] = match;
     if (cjk) {
-      const characters = [...cjk];
-      if (characters.length === 1) tokens.push(cjk);
-      for (let index = 0; index + 1 < characters.length; index++) {
-        tokens.push(characters[index]! + characters[index + 1]!);
-      }
+      for (const bigram of cjkNgrams(cjk, { min: 2, max: 2 })) tokens.push(bigram);
     } else if (word && !STOP_WORDS.has(word)) {
-      tokens.push(stem(word));
+      tokens.push(stemEnglishPorter(word));
     }
   }
   return tokens;
 }
 
 function isNegation(token: string): boolean {
-  return NEGATIONS.has(token) || CJK_NEGATION.test(token);
+  return ENGLISH_NEGATIONS.has(token) || CJK_NEGATION.test(token);
 }
 
 /** What the comparisons need of one content, computed once per card. */

@@ -67,6 +67,12 @@ describe('normalizeCardContent', () => {
     ]);
     expect(contentTokens('i prefer python for scripts')).toEqual(['prefer', 'python', 'script']);
   });
+
+  it('stems words as search does and keeps the stop words that change a statement', () => {
+    expect(contentTokens('the backup copies ran')).toEqual(['backup', 'copi', 'ran']);
+    expect(contentTokens('deploy before the tests')).toEqual(['deploi', 'befor', 'test']);
+    expect(contentTokens('do not deploy')).toEqual(['not', 'deploi']);
+  });
 });
 
 describe('mergeCards', () => {
@@ -127,6 +133,14 @@ describe('mergeCards', () => {
       },
     ]);
     expect(cards).toHaveLength(2);
+    expect(current(cards)).toHaveLength(2);
+  });
+
+  it('never merges sentences that differ by the order of events', () => {
+    const cards = addAll([
+      { content: 'Run the database migration before the nightly backup job starts', type: 'todo' },
+      { content: 'Run the database migration after the nightly backup job starts', type: 'todo' },
+    ]);
     expect(current(cards)).toHaveLength(2);
   });
 

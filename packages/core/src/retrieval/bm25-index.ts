@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from '../errors/index.js';
-import { analyzeText, type TextAnalyzer } from './analyze-text.js';
+import { analyzeText, type TextAnalyzer } from '../text/index.js';
 
 export interface Bm25IndexOptions {
   /**

@@ -1,6 +1,6 @@
 import type { Embedder } from '../contracts/index.js';
 import { InvalidArgumentError } from '../errors/index.js';
-import { createTextAnalyzer, type TextAnalyzerOptions } from './analyze-text.js';
+import { createTextAnalyzer, type TextAnalyzerOptions } from '../text/index.js';
 import { contentHash, hash32 } from './hash-string.js';
 
 export interface HashingEmbedderOptions {

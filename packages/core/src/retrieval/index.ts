@@ -1,9 +1,11 @@
 export {
   analyzeText,
   createTextAnalyzer,
+  ENGLISH_STOP_WORDS,
+  stemEnglishPorter,
   type TextAnalyzer,
   type TextAnalyzerOptions,
-} from './analyze-text.js';
+} from '../text/index.js';
 export {
   type Bm25Hit,
   type Bm25Index,
@@ -36,5 +38,3 @@ export {
   type RetrievalMode,
   type RetrievedMemory,
 } from './memory-search.js';
-export { stemEnglishLight, stemEnglishPorter } from './stem-english.js';
-export { ENGLISH_STOP_WORDS } from './stop-words.js';

@@ -10,7 +10,7 @@ import type {
 import { InvalidArgumentError } from '../errors/index.js';
 import { type MemoryChangeCursor, readMemoryChanges } from '../memory/memory-change-feed.js';
 import { scopeKey } from '../storage/index.js';
-import { analyzeText, type TextAnalyzer } from './analyze-text.js';
+import { analyzeText, type TextAnalyzer } from '../text/index.js';
 import { type Bm25Index, createBm25Index } from './bm25-index.js';
 import { createBruteForceIndex } from './brute-force-index.js';
 import { EmbedderDimensionError } from './embedder-dimension-error.js';

@@ -1,3 +1,5 @@
+import { ENGLISH_STOP_WORDS } from '../text/index.js';
+
 /**
  * Cue words the extractive summarizer sorts sentences by, in English, Chinese and Japanese. The
  * lists favour precision: a sentence without a cue still survives as a key fact when it carries a
@@ -137,18 +139,21 @@ export const SHELL_PROMPT_LINE = /^\s*\$\s+(\S.*)$/u;
 export const COMMAND = new RegExp(String.raw`^(?:${COMMAND_WORDS})(?:\s+\S.*)$`, 'u');
 
 /**
- * Words that say nothing on their own: English function words, fillers and the small talk of
- * chats ("thanks, that's great!"). They never count towards a sentence's information content.
+ * Words that say nothing on their own in a chat: the English stop words, their contracted forms
+ * (the summarizer keeps apostrophes inside words), fillers and the small talk of chats ("thanks,
+ * that's great!"). They never count towards a sentence's information content.
  */
-export const UNINFORMATIVE_WORDS: ReadonlySet<string> = new Set(
-  (
-    "a about above after again against all am an and any are aren't as at be because been before being below between both but by can can't cannot could couldn't did didn't do does doesn't doing don't down during each few for from further had hadn't has hasn't have haven't having he he'd he'll he's her here here's hers herself him himself his how how's i i'd i'll i'm i've if in into is isn't it it'd it'll it's its itself let let's me more most my myself nor not of off on once only or other ought our ours ourselves out over own same she she'd she'll she's should shouldn't so some such than that that'd that'll that's the their theirs them themselves then there there's these they they'd they'll they're they've this those through to too under until up upon us very was wasn't we we'd we'll we're we've were weren't what what's when when's where where's which while who who's whom why why's will with won't would wouldn't you you'd you'll you're you've your yours yourself yourselves " +
-    'also just really actually still even ever got get gets getting go goes going gone gonna wanna gotta lot lots much many thing things stuff something anything everything nothing way kind sort bit quite pretty rather maybe probably perhaps definitely totally absolutely certainly sure right well now yet though although however anyway anyways ' +
+export const UNINFORMATIVE_WORDS: ReadonlySet<string> = new Set([
+  // "No" answers a question ("No, I never went"): it stays a word that can inform.
+  ...[...ENGLISH_STOP_WORDS].filter((word) => word !== 'no'),
+  ...(
+    "aren't can't cannot couldn't didn't doesn't don't hadn't hasn't haven't he'd he'll he's here's how's i'd i'll i'm i've isn't it'd it'll it's let let's ought she'd she'll she's shouldn't that'd that'll that's there's they'd they'll they're they've upon us wasn't we'd we'll we're we've weren't what's when's where's who's why's won't wouldn't you'd you'll you're you've " +
+    'also really actually still even ever got get gets getting go goes going gone gonna wanna gotta lot lots much many thing things stuff something anything everything nothing way kind sort bit quite pretty rather maybe probably perhaps definitely totally absolutely certainly sure right well yet though although however anyway anyways ' +
     'yeah yes yep yup ok okay oh ah aw aww um uh hmm huh wow woah whoa hey hi hello bye goodbye thanks thank thx please sorry haha hahaha lol omg ' +
     'great awesome amazing cool nice good glad fun happy lovely wonderful fantastic incredible super sweet neat terrific brilliant congrats congratulations cheers ' +
     'know think feel felt mean means see saw look looks looking looked seem seems seemed sound sounds sounded hear heard agree appreciate guess bet wait tell told say said talk talking'
   ).split(' '),
-);
+]);
 
 /**
  * An interjection or a thank-you at the start of a sentence, with the punctuation after it:

@@ -1,3 +1,4 @@
+import { cjkNgrams, stemEnglish } from '../text/index.js';
 import { UNINFORMATIVE_WORDS } from './cue-words.js';
 
 /** A word of a sentence that may carry information, with how much its form suggests it does. */
@@ -23,7 +24,8 @@ const CJK_PAIR_BOOST = 0.5;
 
 /**
  * The words of `text` that can carry information, each once: function words and small talk are
- * left out; CJK text, written without spaces, is read as overlapping character pairs.
+ * left out, ordinary words are stemmed as in search; CJK text, written without spaces, is read as
+ * overlapping character pairs.
  */
 export function contentWords(text: string): ContentWord[] {
   const words = new Map<string, number>();
@@ -32,11 +34,7 @@ export function contentWords(text: string): ContentWord[] {
   };
   const hasCjk = HAS_CJK.test(text);
   for (const run of hasCjk ? text.matchAll(CJK_RUN) : []) {
-    const characters = Array.from(run[0]);
-    if (characters.length === 1) add(characters[0]!, CJK_PAIR_BOOST);
-    for (let index = 0; index + 1 < characters.length; index++) {
-      add(characters[index]! + characters[index + 1]!, CJK_PAIR_BOOST);
-    }
+    for (const pair of cjkNgrams(run[0], { min: 2, max: 2 })) add(pair, CJK_PAIR_BOOST);
   }
   const latin = hasCjk ? text.replace(CJK_RUN, ' ') : text;
   for (const match of latin.matchAll(WORD)) {
@@ -51,7 +49,8 @@ export function contentWords(text: string): ContentWord[] {
       add(key, IDENTIFIER_BOOST);
     } else if (key.length >= 2) {
       const name = /^\p{Lu}/u.test(word) && !startsSentence(latin, match.index);
-      add(key, name ? NAME_BOOST : 1);
+      // Stemmed as in search, so "paint", "painted" and "painting" count as one word.
+      add(stemEnglish(key), name ? NAME_BOOST : 1);
     }
   }
   return [...words].map(([key, boost]) => ({ key, boost }));

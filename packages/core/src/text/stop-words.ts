@@ -139,3 +139,53 @@ export const ENGLISH_STOP_WORDS: ReadonlySet<string> = new Set([
   'yourself',
   'yourselves',
 ]);
+
+/**
+ * Words that negate a statement. A comparison of two statements keeps them, since "we deploy on
+ * Fridays" and "we do not deploy on Fridays" share every other word.
+ */
+export const ENGLISH_NEGATIONS: ReadonlySet<string> = new Set([
+  'not',
+  'no',
+  'never',
+  'none',
+  'nor',
+  'without',
+  'cannot',
+]);
+
+/**
+ * Stop words that still change what a statement says: negations, order in time, direction and
+ * quantity ("deploy before the tests" and "deploy after the tests"). A search drops them, a
+ * comparison of two statements (the de-duplication of memory cards) keeps them.
+ */
+export const ENGLISH_STATEMENT_WORDS: ReadonlySet<string> = new Set([
+  ...ENGLISH_NEGATIONS,
+  'above',
+  'after',
+  'against',
+  'all',
+  'any',
+  'before',
+  'below',
+  'between',
+  'both',
+  'down',
+  'during',
+  'each',
+  'few',
+  'more',
+  'most',
+  'off',
+  'once',
+  'only',
+  'other',
+  'out',
+  'over',
+  'same',
+  'some',
+  'too',
+  'under',
+  'until',
+  'up',
+]);

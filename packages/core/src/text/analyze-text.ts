@@ -1,18 +1,18 @@
-import { InvalidArgumentError } from '../errors/index.js';
 import { IRREGULAR_FORMS } from './irregular-forms.js';
-import { stemEnglishLight, stemEnglishPorter } from './stem-english.js';
+import { stemEnglishPorter } from './stem-english.js';
 import { ENGLISH_STOP_WORDS } from './stop-words.js';
+import { checkNgramSizes, cjkNgrams as ngramsOf, normalizeText, tokenize } from './tokenize.js';
 
 /** Turns text into index terms. The same analyzer must be used for documents and queries. */
 export type TextAnalyzer = (text: string) => string[];
 
 export interface TextAnalyzerOptions {
   /**
-   * How English (and other space-separated) words are reduced: `porter` (the Porter stemmer),
-   * `light` (plurals only) or `none`. Porter measured best on LoCoMo.
+   * How English (and other space-separated) words are reduced: `porter` (the Porter stemmer of
+   * the `stemmer` package) or `none`. Porter measured best on LoCoMo.
    * @default 'porter'
    */
-  stemmer?: 'porter' | 'light' | 'none';
+  stemmer?: 'porter' | 'none';
   /**
    * Words dropped after lower-casing (before stemming), or `false` to keep every word.
    * @default ENGLISH_STOP_WORDS
@@ -44,39 +44,11 @@ export interface TextAnalyzerOptions {
 }
 
 /**
- * A run of CJK ideographs, kana or hangul (with the iteration marks and the prolonged sound mark
- * that belong inside words), or a run of other letters and digits.
+ * `don't`, `won't`, `isn't`, ...: auxiliaries with a negation, all function words. Matched from
+ * the start of a word only: tried at every letter, a long run of letters (a CJK document) would be
+ * scanned again from each of them, which is quadratic.
  */
-const cjkCharacter = String.raw`[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}々〆ー]`;
-const cjkRun = `${cjkCharacter}+`;
-// CJK characters are letters too: a word stops where a CJK run starts ("GPU选型" → "gpu", "选型").
-const wordRun = String.raw`(?:(?!${cjkCharacter})[\p{L}\p{M}\p{N}])+`;
-const tokenPattern = new RegExp(`(${cjkRun})|(${wordRun})`, 'gu');
-/** `don't`, `won't`, `isn't`, ...: auxiliaries with a negation, all function words. */
-const negatedAuxiliary = /[\p{L}]+n['’]t(?![\p{L}])/gu;
-
-function checkNgramSizes({ min, max }: { min: number; max: number }): void {
-  if (!Number.isInteger(min) || !Number.isInteger(max) || min < 1 || max < min) {
-    throw new InvalidArgumentError({
-      message: `cjkNgrams must be integers with 1 <= min <= max, got min ${min} and max ${max}`,
-      argument: 'cjkNgrams',
-    });
-  }
-}
-
-function pushNgrams(run: string, min: number, max: number, terms: string[]): void {
-  // Code points, not UTF-16 units, so characters outside the BMP are never cut in half.
-  const characters = Array.from(run);
-  if (characters.length < min) {
-    terms.push(run);
-    return;
-  }
-  for (let size = min; size <= max; size++) {
-    for (let start = 0; start + size <= characters.length; start++) {
-      terms.push(characters.slice(start, start + size).join(''));
-    }
-  }
-}
+const negatedAuxiliary = /(?<!\p{L})\p{L}+n['’]t(?!\p{L})/gu;
 
 /**
  * Builds an analyzer: NFKC normalisation (full-width letters and digits become ASCII), lower
@@ -93,24 +65,19 @@ export function createTextAnalyzer({
   segmenterLocale = 'ja',
 }: TextAnalyzerOptions = {}): TextAnalyzer {
   checkNgramSizes(cjkNgrams);
-  const stem =
-    stemmer === 'porter'
-      ? stemEnglishPorter
-      : stemmer === 'light'
-        ? stemEnglishLight
-        : (word: string) => word;
+  const stem = stemmer === 'porter' ? stemEnglishPorter : (word: string) => word;
   const segmenter =
     cjk === 'ngrams' ? undefined : new Intl.Segmenter(segmenterLocale, { granularity: 'word' });
   const stopSet = stopWords === false ? undefined : stopWords;
 
   return (text: string): string[] => {
     const terms: string[] = [];
-    const normalized = text.normalize('NFKC').toLowerCase();
+    const normalized = normalizeText(text);
     const withoutNegations = stopSet ? normalized.replace(negatedAuxiliary, ' ') : normalized;
-    for (const match of withoutNegations.matchAll(tokenPattern)) {
-      const [, cjkText, word] = match;
+    for (const { cjk: cjkText, word } of tokenize(withoutNegations)) {
       if (cjkText !== undefined) {
-        if (cjk !== 'segmenter') pushNgrams(cjkText, cjkNgrams.min, cjkNgrams.max, terms);
+        // A loop, not a spread: a long CJK document has more n-grams than a call takes arguments.
+        if (cjk !== 'segmenter') for (const gram of ngramsOf(cjkText, cjkNgrams)) terms.push(gram);
         if (segmenter) {
           for (const segment of segmenter.segment(cjkText)) {
             // With `both`, n-grams already cover the short words; keep only the longer ones.
@@ -118,8 +85,7 @@ export function createTextAnalyzer({
             if (cjk === 'segmenter' || length > cjkNgrams.max) terms.push(segment.segment);
           }
         }
-      } else if (word !== undefined) {
-        if (stopSet?.has(word)) continue;
+      } else if (word !== undefined && !stopSet?.has(word)) {
         terms.push(stem((irregularForms && IRREGULAR_FORMS.get(word)) || word));
       }
     }

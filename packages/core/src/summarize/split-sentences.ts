@@ -1,0 +1,86 @@
+/** Prose split into sentences and code blocks, as the extractive summarizer keeps them. */
+import { COMMAND, SHELL_PROMPT_LINE } from './cue-words.js';
+import { SUMMARY_HEADING } from './render-summary.js';
+import { collapseWhitespace, headAndTail } from './summary-text.js';
+
+/**
+ * Takes fenced code blocks and shell command lines out of the text as snippets and returns the
+ * prose that is left.
+ */
+export function splitCode(
+  text: string,
+  maxSnippetChars: number,
+): { prose: string; snippets: string[] } {
+  const snippets: string[] = [];
+  const withoutBlocks = text.replace(/```[^\n`]*\n([\s\S]*?)(?:```|$)/g, (_, code: string) => {
+    const body = code.replace(/\s+$/, '');
+    if (body.trim()) snippets.push(clipSnippet(body, maxSnippetChars));
+    return '\n';
+  });
+  const proseLines: string[] = [];
+  for (const line of withoutBlocks.split('\n')) {
+    const prompted = SHELL_PROMPT_LINE.exec(line)?.[1];
+    if (prompted) {
+      snippets.push(clipSnippet(prompted.trim(), maxSnippetChars));
+      continue;
+    }
+    proseLines.push(line);
+    for (const match of line.matchAll(/`([^`\n]+)`/g)) {
+      const code = match[1]!.trim();
+      if (COMMAND.test(code)) snippets.push(clipSnippet(code, maxSnippetChars));
+    }
+  }
+  return { prose: proseLines.join('\n'), snippets };
+}
+
+export function clipSnippet(code: string, maxChars: number): string {
+  if (code.length <= maxChars) return code;
+  const head = Math.ceil(maxChars * 0.7);
+  return headAndTail(code, head, Math.max(0, maxChars - head - 40));
+}
+
+const SENTENCES = new Intl.Segmenter('en', { granularity: 'sentence' });
+/** Abbreviations after which a full stop does not end the sentence ("Dr. Lee", "e.g. this"). */
+const ABBREVIATION =
+  /(?:^|[\s(])(?:[Mm]rs?|[Mm]s|[Dd]r|[Pp]rof|[Ss]t|[Jj]r|[Ss]r|vs|e\.g|i\.e|approx|[A-Z])\.\s*$/u;
+
+/**
+ * The sentences of one line, by Unicode sentence boundaries (every script: `.!?`, `。！？`, …),
+ * also split at `；`, with a boundary after a common abbreviation undone.
+ */
+export function segmentSentences(line: string): string[] {
+  const pieces: string[] = [];
+  let pending = '';
+  for (const { segment } of SENTENCES.segment(line)) {
+    pending += segment;
+    // The segment alone is tested: testing the growing `pending` would be quadratic.
+    if (ABBREVIATION.test(segment)) continue;
+    pieces.push(...pending.split(/(?<=；)/u));
+    pending = '';
+  }
+  if (pending !== '') pieces.push(pending);
+  return pieces;
+}
+
+/** Splits prose into sentences: by line, then at Unicode sentence boundaries. */
+export function splitSentences(prose: string): string[] {
+  const sentences: string[] = [];
+  for (const rawLine of prose.split('\n')) {
+    const line = rawLine
+      .replace(/^\s*(?:#{1,6}\s+|>\s*|[-*+•]\s+|\d+[.)]\s+)/u, '')
+      .replace(/^\[[ xX]\]\s+/u, (checkbox) => (checkbox.includes(' ]') ? '[ ] ' : ''))
+      .trim();
+    if (line === '' || line === SUMMARY_HEADING.replace(/^#+\s*/, '')) continue;
+    for (const piece of segmentSentences(line)) {
+      const sentence = collapseWhitespace(piece);
+      // Fragments such as "OK." or "1." carry nothing.
+      if (
+        sentence.replace(/[\p{P}\p{S}\s]/gu, '').length >= 3 ||
+        /\p{Script=Han}/u.test(sentence)
+      ) {
+        sentences.push(sentence);
+      }
+    }
+  }
+  return sentences;
+}
