@@ -33,7 +33,7 @@ export interface InspectCommandOptions {
   port?: number;
   /** The messages' budget of the page's dry run. @default the window's budget */
   budgetTokens?: number;
-  /** The file store a session is read from. @default `<cwd>/.ctxmem` */
+  /** The store a session is read from: a folder, `postgres://…` or `redis://…`. @default `<cwd>/.ctxmem` */
   store?: string;
   userId?: string;
   agentId?: string;

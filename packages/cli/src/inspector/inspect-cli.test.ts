@@ -64,13 +64,55 @@ describe('ctxmem inspect --html', () => {
     expect(html.match(/data-compaction="/g)).toHaveLength(compactions);
   });
 
-  it('reads a stored session: the replayed timeline and the recorded working state', async () => {
+  it('reads a stored session: the recorded calls and the recorded working state', async () => {
     const root = join(directory, 'store');
     const scope = { sessionId: 'build-42' };
     const manager = createContextManager({
       contextWindow: 6_000,
       historyStore: createFileHistoryStore({ root }),
       offloadStore: createFileOffloadStore({ root }),
+    });
+    const messages = agentConversation();
+    const compacted: number[] = [];
+    for (const end of callPoints(messages)) {
+      const prepared = await manager.prepare(messages.slice(0, end), { scope });
+      if (prepared.compacted) compacted.push(end);
+    }
+    const cli = context();
+    const code = await runCli(
+      ['inspect', 'build-42', '--store', 'store', '--context-window', '6000', '--html', 'out.html'],
+      cli,
+    );
+    expect(cli.err()).toBe('');
+    expect(code).toBe(0);
+    const html = await readFile(join(directory, 'out.html'), 'utf8');
+    const state = await createFileHistoryStore({ root }).getState(scope);
+    const calls = state?.calls ?? [];
+    expect(compacted.length).toBeGreaterThan(0);
+    // Written with the latest compaction: the calls up to it, each compaction where it happened.
+    expect(calls.at(-1)?.historyMessages).toBe(compacted.at(-1));
+    expect(html).toContain('<section id="timeline" data-source="recorded">');
+    expect(cli.out()).toContain(`(${calls.length} calls, ${compacted.length} compactions`);
+    expect(html.match(/data-compaction="/g)).toHaveLength(compacted.length);
+    expect(html).toContain('Working state recorded in the store');
+    // Every payload a recorded call or the state points at can be opened from the page.
+    const ids = [
+      ...state!.messages.flatMap((message) => message.ctxmem?.offloadIds ?? []),
+      ...calls.flatMap((call) => [...call.offloadIds, ...(call.compaction?.offloadIds ?? [])]),
+    ];
+    expect(ids.length).toBeGreaterThan(0);
+    for (const id of ids) expect(html).toContain(`data-offload-id="${id}"`);
+    expect(html).not.toContain('not found in the offload store');
+  });
+
+  it('replays a stored session that has no call records (stored by an older version)', async () => {
+    const root = join(directory, 'store');
+    const scope = { sessionId: 'build-42' };
+    const manager = createContextManager({
+      contextWindow: 6_000,
+      historyStore: createFileHistoryStore({ root }),
+      offloadStore: createFileOffloadStore({ root }),
+      recordedCalls: 0,
     });
     const messages = agentConversation();
     for (const end of callPoints(messages)) {
@@ -85,6 +127,7 @@ describe('ctxmem inspect --html', () => {
     expect(code).toBe(0);
     const html = await readFile(join(directory, 'out.html'), 'utf8');
     expect(html).toContain('Working state recorded in the store');
+    expect(html).toContain('<section id="timeline" data-source="replay">');
     expect(html).toContain(`replays the ${callPoints(messages).at(-1)} stored messages`);
     const state = await createFileHistoryStore({ root }).getState(scope);
     expect(state?.cycle).toBeGreaterThan(0);

@@ -139,6 +139,11 @@ export interface Inspection {
   notes: string[];
   /** Token counter used. */
   counter: string;
+  /**
+   * Where the calls come from: the context manager's call records, or a replay of the history.
+   * @default 'replay'
+   */
+  timeline?: 'recorded' | 'replay';
   calls: InspectedCall[];
   offloads: InspectedOffload[];
   recorded?: RecordedState;

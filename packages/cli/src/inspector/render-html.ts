@@ -76,7 +76,7 @@ export function renderInspectorHtml(inspection: Inspection): string {
     `<p id="totals">${inspection.calls.length} calls, <span id="compaction-count">${compactions}</span> compactions, ${inspection.offloads.length} offloaded or compressed payloads; tokens counted with ${e(inspection.counter)}.</p>`,
     renderLegend(),
     '</header>',
-    renderTimeline(inspection.calls),
+    renderTimeline(inspection.calls, inspection.timeline ?? 'replay'),
     '<section id="calls"><h2>Calls</h2>',
     ...renderCalls(inspection.calls),
     '</section>',
@@ -139,7 +139,7 @@ function summarizerCell(call: InspectedCall): string {
   return call.summarizer ? e(call.summarizer) : '';
 }
 
-function renderTimeline(calls: readonly InspectedCall[]): string {
+function renderTimeline(calls: readonly InspectedCall[], source: 'recorded' | 'replay'): string {
   const rows = calls.map((call) => {
     const compaction = call.compaction;
     const cells = compaction
@@ -149,7 +149,7 @@ function renderTimeline(calls: readonly InspectedCall[]): string {
     return `<tr${attributes}><td class="n"><a href="#call-${call.number}">${call.number}</a></td><td class="n">${formatNumber(call.historyMessages)}</td><td class="n">${formatNumber(call.tokens)} / ${formatNumber(call.budgetTokens)}</td><td>${renderBar(call, 'bar small')}</td>${cells}<td>${summarizerCell(call)}</td></tr>`;
   });
   return [
-    '<section id="timeline"><h2>Timeline</h2>',
+    `<section id="timeline" data-source="${source}"><h2>Timeline (${source === 'recorded' ? 'recorded calls' : 'replay'})</h2>`,
     '<table><thead><tr><th class="n">call</th><th class="n">history messages</th><th class="n">prompt tokens / budget</th><th>window</th><th>compaction (trigger: strategies)</th><th class="n">tokens before → after</th><th>summarizer</th></tr></thead><tbody>',
     ...rows,
     '</tbody></table></section>',
@@ -172,7 +172,7 @@ function renderCall(call: InspectedCall, open: boolean, summarySince: number): s
   );
   return [
     `<details class="call" id="call-${call.number}"${open ? ' open' : ''}>`,
-    `<summary>Call ${call.number}: ${formatNumber(call.tokens)} tokens of ${formatNumber(call.budgetTokens)}, ${call.messages.length} prompt messages from ${formatNumber(call.historyMessages)} in the history${badge}</summary>`,
+    `<summary>Call ${call.number}: ${formatNumber(call.tokens)} tokens of ${formatNumber(call.budgetTokens)}, ${call.messages.length > 0 ? `${call.messages.length} prompt messages ` : ''}from ${formatNumber(call.historyMessages)} in the history${badge}</summary>`,
     renderBar(call),
     `<table>${composition.join('')}<tr><td>window</td><td class="n">${formatNumber(call.contextWindow)}</td></tr></table>`,
     call.compaction ? renderCompaction(call) : '',
@@ -180,7 +180,10 @@ function renderCall(call: InspectedCall, open: boolean, summarySince: number): s
     call.memoryCards.length > 0
       ? `<h4>Memory search (${call.memoryCards.filter((card) => card.injected).length} injected)</h4>${renderCards(call.memoryCards)}`
       : '',
-    `<details class="prompt"><summary>Prompt as sent (${call.messages.length} messages)</summary>${call.messages.map(renderMessage).join('\n')}</details>`,
+    // A recorded call keeps the composition of its prompt, not the prompt itself.
+    call.messages.length > 0
+      ? `<details class="prompt"><summary>Prompt as sent (${call.messages.length} messages)</summary>${call.messages.map(renderMessage).join('\n')}</details>`
+      : '<p class="meta">The prompt itself is not stored with the call record; the working state below is the latest.</p>',
     '</details>',
   ].join('\n');
 }

@@ -5,6 +5,7 @@ import {
   createMemorySearch,
   InvalidArgumentError,
   type MemorySearcher,
+  type MemoryStore,
   type ReserveOptions,
   type Scope,
   StorageError,
@@ -15,6 +16,7 @@ import type { CliContext } from '../run-cli.js';
 import { inspectConversation } from './inspect-conversation.js';
 import { inspectSession } from './inspect-session.js';
 import type { Inspection } from './inspection.js';
+import { openSessionStore, storeDriverOf } from './open-session-store.js';
 import { renderInspectorHtml } from './render-html.js';
 import { serveInspector } from './serve-inspector.js';
 
@@ -29,7 +31,7 @@ export interface RunInspectorOptions {
   serve: boolean;
   /** @default 0 (a random free port) */
   port?: number;
-  /** @default `<cwd>/.ctxmem` */
+  /** A folder (the file store), `postgres://…` or `redis://…`. @default `<cwd>/.ctxmem` */
   store?: string;
   userId?: string;
   agentId?: string;
@@ -102,9 +104,10 @@ async function buildInspection(
     options.budgetTokens !== undefined
       ? `Budget ${options.budgetTokens} tokens for the messages (--budget), no output reserve.`
       : `Context window ${options.contextWindow.tokens} tokens ${options.contextWindow.source}.`;
-  const memorySearch = options.memoryStore
-    ? await openMemorySearch(resolve(context.cwd, options.memoryStore), options.memoryStore)
+  const memory = options.memoryStore
+    ? await openMemoryStore(resolve(context.cwd, options.memoryStore), options.memoryStore)
     : undefined;
+  const memorySearch = memory?.search;
   const path = resolve(context.cwd, options.target);
   if (options.store === undefined && (await isFile(path))) {
     const input = await readConversation(path, options.target, dependencies);
@@ -123,45 +126,60 @@ async function buildInspection(
       ],
     });
   }
-  const root = resolve(context.cwd, options.store ?? '.ctxmem');
-  if (!(await isDirectory(root))) {
-    throw new StorageError({
-      message: `${options.target} is neither a conversation file nor a session in a store (no store at ${options.store ?? '.ctxmem'}; pass --store <dir>)`,
-      path: root,
-    });
+  if (options.store === undefined || storeDriverOf(options.store) === undefined) {
+    const root = resolve(context.cwd, options.store ?? '.ctxmem');
+    if (!(await isDirectory(root))) {
+      throw new StorageError({
+        message: `${options.target} is neither a conversation file nor a session in a store (no store at ${options.store ?? '.ctxmem'}; pass --store <dir>, postgres://… or redis://…)`,
+        path: root,
+      });
+    }
   }
+  const store = await openSessionStore({
+    cwd: context.cwd,
+    ...(options.store !== undefined ? { store: options.store } : {}),
+  });
   const scope: Scope = {
     sessionId: options.target,
     ...(options.userId !== undefined ? { userId: options.userId } : {}),
     ...(options.agentId !== undefined ? { agentId: options.agentId } : {}),
   };
-  const inspection = await inspectSession({
-    root,
-    scope,
-    counter,
-    contextWindow: window.tokens,
-    ...(window.reserve ? { reserve: window.reserve } : {}),
-    ...(memorySearch ? { memorySearch } : {}),
-    title: `session ${options.target} in ${options.store ?? '.ctxmem'}`,
-    notes: [windowNote],
-  });
-  if (inspection.calls.length === 0 && !inspection.recorded) {
-    throw new InvalidArgumentError({
-      message: `no conversation file and no stored session named "${options.target}" in ${options.store ?? '.ctxmem'}`,
-      argument: 'file',
+  try {
+    const inspection = await inspectSession({
+      historyStore: store.history,
+      offloadStore: store.offload,
+      scope,
+      counter,
+      contextWindow: window.tokens,
+      ...(window.reserve ? { reserve: window.reserve } : {}),
+      ...(memory ? { memorySearch: memory.search, memoryStore: memory.store } : {}),
+      title: `session ${options.target} in ${store.displayName}`,
+      notes: [windowNote],
     });
+    if (inspection.calls.length === 0 && !inspection.recorded) {
+      throw new InvalidArgumentError({
+        message: `no conversation file and no stored session named "${options.target}" in ${store.displayName}`,
+        argument: 'file',
+      });
+    }
+    return inspection;
+  } finally {
+    await store.close();
   }
-  return inspection;
 }
 
-async function openMemorySearch(root: string, displayName: string): Promise<MemorySearcher> {
+async function openMemoryStore(
+  root: string,
+  displayName: string,
+): Promise<{ store: MemoryStore; search: MemorySearcher }> {
   if (!(await isDirectory(root))) {
     throw new StorageError({
       message: `--memory-store ${displayName} is not a folder`,
       path: root,
     });
   }
-  return createMemorySearch({ store: createFileMemoryStore({ root, corruption: 'strict' }) });
+  const store = createFileMemoryStore({ root, corruption: 'strict' });
+  return { store, search: createMemorySearch({ store }) };
 }
 
 async function isFile(path: string): Promise<boolean> {
