@@ -3,7 +3,6 @@ export {
   callPoints,
   type InspectConversationOptions,
   inspectConversation,
-  windowPartOf,
 } from './inspect-conversation.js';
 export { type InspectSessionOptions, inspectSession } from './inspect-session.js';
 export * from './inspection.js';

@@ -12,7 +12,7 @@ import {
   type Scope,
   type TokenCounter,
 } from '@ctxmem/core';
-import { labelledMessageText, quoteMemoryContent } from '@ctxmem/core/adapter-kit';
+import { labelledMessageText, quoteMemoryContent, windowPartOf } from '@ctxmem/core/adapter-kit';
 import { clip, inspectMessage } from './describe-message.js';
 import type {
   InspectedCall,
@@ -21,7 +21,6 @@ import type {
   InspectedOffload,
   Inspection,
   WindowComposition,
-  WindowPart,
 } from './inspection.js';
 import { diffSummaries } from './summary-diff.js';
 
@@ -179,25 +178,6 @@ function toCompaction({ report }: PrepareResult): InspectedCompaction {
       ...(strategy.fallback ? { fallback: strategy.fallback } : {}),
     })),
   };
-}
-
-/** Which part of the window a prompt message belongs to. */
-export function windowPartOf(message: Message): WindowPart {
-  switch (message.ctxmem?.kind) {
-    case 'summary':
-      return 'summary';
-    case 'memory-injection':
-      return 'memories';
-    case 'tool-run-record':
-    case 'offload-preview':
-    case 'compressed-result':
-      return 'compressed';
-    case 'bootstrap':
-      return 'system';
-    default:
-      if (message.role === 'system') return 'system';
-      return message.role === 'tool' ? 'toolResults' : 'history';
-  }
 }
 
 function measureWindow(result: PrepareResult, counter: TokenCounter): WindowComposition {

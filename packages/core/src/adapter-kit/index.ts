@@ -6,6 +6,7 @@
  */
 export { KeyedLru } from '../cache/index.js';
 export { HISTORY_MODES } from '../compression/index.js';
+export { windowPartOf } from '../context/index.js';
 export { FLUSH_SYSTEM_PROMPT } from '../flush/index.js';
 export { startsTurn } from '../history/index.js';
 export {

@@ -30,18 +30,6 @@ import {
 } from './request-preparation.js';
 import { createSessionPersistence, createSessionStates } from './session-state.js';
 
-export type {
-  ContextManager,
-  ContextManagerOptions,
-  FlushOptions,
-  MemoryOptions,
-  PrepareOptions,
-  PrepareResult,
-  RelevantMemories,
-  RelevantMemoriesOptions,
-} from './context-manager-types.js';
-export { defaultMemoryScope } from './memory-injection.js';
-
 /**
  * The stateful heart of ctxmem: counts, triggers, compacts, remembers the compaction of each
  * session's prefix (so a host that resends the whole history does O(new) work), records the
