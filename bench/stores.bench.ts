@@ -3,6 +3,7 @@
  * offloads and the cross-process file lock, in memory and on disk (the OS temp folder, with fsync).
  * Medians of repeated single operations on a store that already holds the given amount of data.
  */
+import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -37,7 +38,7 @@ import {
   createMemorySearch,
   type RetrievalMode,
 } from '../packages/core/src/retrieval/index.js';
-import { withFileLock } from '../packages/core/src/storage/index.js';
+import { withFileLock, writeFileAtomic } from '../packages/core/src/storage/index.js';
 import { createHnswMemoryIndex } from '../packages/hnswlib/src/index.js';
 import type { BenchRun, BenchSection } from './types.js';
 
@@ -117,7 +118,7 @@ async function memorySection(
     title: 'Memory store: add (de-duplicated against every current card) and list',
     rows,
     notes: [
-      'File store: one cards.json per scope, read, merged and rewritten atomically (fsync) under a file lock per add; a duplicate needs no write.',
+      'File store: one append-only log (cards.jsonl) per scope; an add takes the file lock, reads what other processes appended since, merges through the card index and appends one line with an fsync; a duplicate needs no write.',
     ],
   };
 }
@@ -131,8 +132,13 @@ const drafts = (
 ): MemoryCardDraft[] =>
   Array.from({ length: count }, (_, offset) => ({ content: sentence(from + offset), type }));
 
-/** The same sentence with a stop word more and no full stop: a near duplicate. */
-const nearDuplicate = (seed: number) => sentence(seed).replace(': ', ': also ').slice(0, -1);
+/**
+ * The same sentence with a stop word more and no full stop: the same content tokens, so a near
+ * duplicate by the merge rule (Jaccard >= 0.85). ("also" is not a stop word: with the generator's
+ * few distinct words per sentence it lowered the Jaccard below 0.85 for about 14% of them, which
+ * then rightly became new cards.)
+ */
+const nearDuplicate = (seed: number) => sentence(seed).replace(': ', ': the ').slice(0, -1);
 
 /** The analysis the old merge used: memoized per content, the whole memo cleared at 50,000. */
 function oldAnalyzer(): (content: string) => CardAnalysis {
@@ -152,12 +158,48 @@ const perSecond = (cards: number, milliseconds: number) => {
   return rate >= 100 ? Math.round(rate) : Number(rate.toPrecision(2));
 };
 
-async function addThroughputSection(root: string, sizes: number[]): Promise<BenchSection> {
+/**
+ * What the file store before its log wrote for one `add` of 1,000 cards to a scope of `size`: the
+ * whole scope as one JSON document (card lines cached between writes, as it did), atomically
+ * with fsync. Its merge cost the same as now (the same card index), so only the write is timed.
+ */
+async function rewriteBaseline(root: string, size: number): Promise<number> {
+  const now = new Date().toISOString();
+  const lines = drafts(0, size + BATCH).map((draft) =>
+    JSON.stringify({
+      id: randomUUID(),
+      content: draft.content,
+      type: draft.type,
+      tags: [],
+      createdAt: now,
+      updatedAt: now,
+      scope,
+    }),
+  );
+  const path = join(root, `rewrite-baseline-${size}.json`);
+  await writeFileAtomic(path, `{"cards":[\n${lines.slice(0, size).join(',\n')}\n]}\n`);
+  const start = performance.now();
+  await writeFileAtomic(path, `{"cards":[\n${lines.join(',\n')}\n]}\n`);
+  return performance.now() - start;
+}
+
+async function addThroughputSection(
+  root: string,
+  sizes: number[],
+  fileRoots: Map<number, string>,
+): Promise<BenchSection> {
   const rows: BenchSection['rows'] = [];
   for (const size of sizes) {
     for (const [name, create] of [
       ['in-memory', () => createInMemoryMemoryStore()],
-      ['file', () => createFileMemoryStore({ root: join(root, `throughput-${Math.random()}`) })],
+      [
+        'file (append-only log)',
+        () => {
+          const fileRoot = join(root, `throughput-${size}`);
+          fileRoots.set(size, fileRoot);
+          return createFileMemoryStore({ root: fileRoot });
+        },
+      ],
     ] as Array<[string, () => MemoryStore]>) {
       const store = create();
       const fillStart = performance.now();
@@ -188,6 +230,14 @@ async function addThroughputSection(root: string, sizes: number[]): Promise<Benc
         'new cards from duplicates': added,
       });
     }
+    rows.push({
+      path: 'baseline: previous file store, its write per add (whole scope rewritten)',
+      'cards in scope': size,
+      'fill 0 → size (cards/s)': '-',
+      'add 1,000 more (cards/s)': perSecond(BATCH, await rewriteBaseline(root, size)),
+      're-add 1,000 exact + 1,000 near duplicates (ms)': '-',
+      'new cards from duplicates': '-',
+    });
     // Adversarial for supersession: preferences that all start with the same words.
     const preferences = createInMemoryMemoryStore();
     const preference = (seed: number) => ({
@@ -247,7 +297,7 @@ async function addThroughputSection(root: string, sizes: number[]): Promise<Benc
     rows,
     notes: [
       'Target: >= 2,000 cards/s at 100,000 cards. Batches of 1,000 drafts per add, as `ctxmem memory add` does; distinct 10-word sentences from a 40-word vocabulary (so every word is shared by thousands of cards).',
-      'File store: every add also rewrites cards.json atomically (fsync), linear in the scope size; that write, not the merge, dominates at 100,000 cards.',
+      "File store: every add appends one line to the scope's log (cards.jsonl) with one write and an fsync, under the cross-process lock; the log is compacted (rewritten atomically) only when most of it is garbage. Baseline: the previous file store rewrote the whole scope as one JSON document per add; its row times only that write (serialize with cached card lines + atomic write with fsync), its merge being the same as the log's, so its cards/s is an upper bound.",
       'Naive scan: the previous merge (each draft against every current card, analyses memoized up to 50,000 contents then cleared), on a sample of drafts, one batch.',
     ],
   };
@@ -266,9 +316,22 @@ async function searchSection(
   const bruteForce = () => createBruteForceIndex({ dimensions: 384 });
   const hnsw = () =>
     createHnswMemoryIndex({ dimensions: 384, path: join(root, `${Math.random()}.hnsw`) });
+  // The brute-force index behind a plain object: memory search cannot score a candidate set on
+  // it, so every search scans every vector (what it did before).
+  const fullScan = (): MemoryIndex => {
+    const inner = bruteForce();
+    return {
+      dimensions: inner.dimensions,
+      upsert: (items) => inner.upsert(items),
+      remove: (ids) => inner.remove(ids),
+      query: (vector, options) => inner.query(vector, options),
+      size: () => inner.size(),
+    };
+  };
   // HNSW only at the smaller size: building its graph for 100,000 cards takes minutes.
   for (const [name, mode, createIndex, variantSizes] of [
     ['hybrid, brute-force vectors (default)', 'hybrid', bruteForce, sizes],
+    ['baseline: hybrid, every vector scanned per search', 'hybrid', fullScan, sizes],
     ['BM25 only', 'bm25', bruteForce, sizes],
     ['hybrid, HNSW vectors (@ctxmem/hnswlib)', 'hybrid', hnsw, sizes.slice(0, 1)],
   ] as Array<[string, RetrievalMode, () => MemoryIndex | Promise<MemoryIndex>, number[]]>)
@@ -289,6 +352,10 @@ async function searchSection(
       const build = performance.now() - buildStart;
       const times: number[] = [];
       const afterAdd: number[] = [];
+      // Warm-up (JIT, scratch buffers), outside the measurement.
+      for (let index = 0; index < 5; index++) {
+        await search.search(scope, sentence(index).split(' ').slice(2, 5).join(' '), { topK: 5 });
+      }
       for (let index = 0; index < queries; index++) {
         // A query of three words of one card: common words, so BM25 touches thousands of cards.
         const words = sentence(index * 7919)
@@ -318,8 +385,49 @@ async function searchSection(
     title: 'Memory search over an in-memory store (hashing embedder)',
     rows,
     notes: [
-      'Target: p50 <= 10 ms at 100,000 cards, in-process. Hashing embedder (384 dimensions), weighted fusion, topK 5; queries of three words that tens of thousands of cards share plus one rare word: the BM25 side scores every card holding a query word, so it, not the vector index, sets the p50 at 100,000 cards.',
+      'Target: p50 <= 10 ms at 100,000 cards, in-process. Hashing embedder (384 dimensions), weighted fusion, topK 5, after 5 warm-up searches; queries of three words that 75–90% of the cards share (the sentence generator favours a few words) plus one rare word: the BM25 side scores every card holding a query word (typed posting lists, linear-time top-k selection).',
+      'With a lexical embedder (the default hashing one) the vector side scores only the best 200 BM25 matches (4 candidate pools), exactly, when BM25 found at least a full pool; the baseline row scans every vector per search, as before (and as any semantic embedder still does).',
       'The search follows the store through its change feed: an unchanged scope is not listed again, and after an add only the new card is indexed and embedded.',
+    ],
+  };
+}
+
+/**
+ * What `ctxmem memory search` does in a new process, timed in this one: open the file store, sync
+ * a new memory search (load the log, index, embed), answer one search. Twice: the first run
+ * builds the indexes; the second starts from what the first saved beside the log, if anything.
+ */
+async function coldStartSection(fileRoots: Map<number, string>): Promise<BenchSection> {
+  const rows: BenchSection['rows'] = [];
+  for (const root of fileRoots.values()) {
+    const query = sentence(7).split(' ').slice(2, 5).join(' ');
+    for (const run of ['first process (indexes built)', 'next process (saved indexes)']) {
+      const store = createFileMemoryStore({ root });
+      const loadStart = performance.now();
+      const cards = await store.list(scope);
+      const load = performance.now() - loadStart;
+      const search = createMemorySearch({ store, timeoutMs: 60_000 });
+      const syncStart = performance.now();
+      await search.sync(scope);
+      const sync = performance.now() - syncStart;
+      const searchStart = performance.now();
+      await search.search(scope, query, { topK: 5 });
+      const first = performance.now() - searchStart;
+      rows.push({
+        run,
+        'cards in scope': cards.length,
+        'load the log (ms)': ms(load),
+        'sync: index + embed (ms)': ms(sync),
+        'first search (ms)': ms(first),
+        'total (ms)': ms(load + sync + first),
+      });
+    }
+  }
+  return {
+    title: 'Memory search from a file store in a new process (the path of `ctxmem memory search`)',
+    rows,
+    notes: [
+      "Target: a whole-process `ctxmem memory search` <= 1 s at 100,000 cards. Timed in this process (a fresh store and search each run, the store files already in the OS cache); Node start-up and module loading (about 0.2 s) come on top. Load = parse the log (list); sync = the search's first sync: BM25 + embeddings built (first process), or the saved indexes loaded (next process: the index load time); the hashing embedder, 384 dimensions (its saved vectors take 1.5 KB per card).",
     ],
   };
 }
@@ -413,10 +521,12 @@ export const run: BenchRun = async ({ quick }) => {
   const root = await mkdtemp(join(tmpdir(), 'ctxmem-bench-stores-'));
   try {
     const repeats = quick ? 15 : 50;
+    const fileRoots = new Map<number, string>();
     return [
       await memorySection(root, quick ? [100, 1000] : [100, 1000, 5000], repeats),
-      await addThroughputSection(root, quick ? [1000, 10_000] : [10_000, 100_000]),
+      await addThroughputSection(root, quick ? [1000, 10_000] : [10_000, 100_000], fileRoots),
       await searchSection(root, quick ? [1000, 10_000] : [10_000, 100_000], quick ? 30 : 100),
+      await coldStartSection(fileRoots),
       await historySection(root, quick ? [1000] : [1000, 10_000], repeats),
       await offloadAndLockSection(root, repeats),
     ];

@@ -160,7 +160,7 @@ function expectAllCards(cards: readonly MemoryCard[], labels: readonly string[],
 }
 
 describe('many writers on one memory store', () => {
-  // Protection: the cross-process file lock around every read-modify-write of cards.json, with
+  // Protection: the cross-process file lock around every change of the cards log, with
   // de-duplication under it. Without the lock, concurrent adds from separate store instances
   // overwrite each other's cards (lost updates) or both add the shared card (duplicates).
   it('loses and duplicates nothing with 4 store instances and 60 concurrent adds', async () => {

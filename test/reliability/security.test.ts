@@ -261,7 +261,7 @@ async function fullRun(onEvent?: (event: CtxmemEvent) => void) {
   const first = await manager.prepare(history, { scope });
   // Damage the cards file: the recovery reports through a process warning.
   await writeFile(
-    join(scopeFolder(root, memoryScope), 'cards.json'),
+    join(scopeFolder(root, memoryScope), 'cards.jsonl'),
     `{"format": "ctxmem-memory-cards", ${SECRET}`,
   );
   const second = await manager.prepare(

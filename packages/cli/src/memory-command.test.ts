@@ -701,15 +701,15 @@ describe('ctxmem memory list, remove and stats', () => {
     ) as MemoryStatsJson;
     const text = await readFile(file, 'utf8');
     const lines = text.split('\n');
-    // Break the second card's line: the others can still be read.
-    lines[2] = '{"id": "broken';
+    // Break the second card (the log's first change holds all four): the others can still be read.
+    lines[1] = lines[1]!.replace('"type":"decision"', '"type":"broken"');
     await writeFile(file, lines.join('\n'));
 
     const result = await run(['memory', 'list', '--store', 'store', '--include-superseded']);
     expect(result.code).toBe(0);
     expect(result.stdout.trimEnd().split('\n').at(-1)).toBe('3 cards in global');
     expect(result.stderr).toMatch(
-      /^ctxmem memory: warning: .*cards\.json was damaged .* recovered 3 cards, dropped 1; the damaged file is kept at .*corrupt/,
+      /^ctxmem memory: warning: .*cards\.jsonl was damaged .* recovered 3 cards, dropped 1; the damaged file is kept at .*corrupt/,
     );
     expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
     const folder = join(file, '..');

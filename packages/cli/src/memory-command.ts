@@ -51,7 +51,7 @@ export const MEMORY_SUBCOMMANDS = ['add', 'search', 'list', 'remove', 'stats'] a
 export type MemorySubcommand = (typeof MEMORY_SUBCOMMANDS)[number];
 
 /** The file each scope's cards live in, inside the scope folder (see `createFileMemoryStore`). */
-const CARDS_FILE = 'cards.json';
+const CARDS_FILE = 'cards.jsonl';
 
 /**
  * Runs `ctxmem memory <subcommand> …` and returns the exit code. Errors are thrown as typed errors

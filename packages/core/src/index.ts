@@ -67,6 +67,7 @@ export type {
   CtxmemMessageMetadata,
   DataContent,
   Embedder,
+  EmbedderKind,
   EventListener,
   FilePart,
   HistoryAppendOptions,
@@ -221,6 +222,7 @@ export type {
   Bm25IndexOptions,
   Bm25SearchOptions,
   BruteForceIndexOptions,
+  CosineCalibration,
   EmbeddingCache,
   HashingEmbedderOptions,
   MaximalMarginalRelevanceOptions,
@@ -234,6 +236,7 @@ export type {
   RetrievalMode,
   RetrievedMemory,
   ScoredList,
+  SearchIndexEvent,
   TextAnalyzer,
   TextAnalyzerOptions,
 } from './retrieval/index.js';

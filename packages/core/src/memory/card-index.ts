@@ -74,6 +74,11 @@ export interface CardIndex {
   merge(drafts: readonly MemoryCardDraft[], options: CardMergeOptions): CardIndexMergeResult;
   /** Removes cards by id; returns whether any was there. */
   remove(ids: readonly string[]): boolean;
+  /**
+   * Adds or replaces cards exactly as given (changes read back from storage, such as another
+   * process's writes), recorded as changes like any other. No merging.
+   */
+  put(cards: readonly MemoryCard[]): void;
   /** Where the index is in its history of changes, for `changesSince`. */
   cursor(): CardIndexCursor;
   /**
@@ -237,9 +242,12 @@ export function createCardIndex(cards: readonly MemoryCard[] = []): CardIndex {
     }
   };
   const shapes = new Map<number, Set<string>>();
+  // The look-ups are built on the first merge: a process that only reads a large store (a search,
+  // a list) never analyses its cards.
+  let built = false;
 
   function indexCard(card: MemoryCard): void {
-    if (card.supersededBy !== undefined) return;
+    if (!built || card.supersededBy !== undefined) return;
     const analysis = analysisOf(card);
     exact.set(analysis.normalized, card.id);
     for (const token of analysis.set) addTo(postings, token, card.id);
@@ -250,7 +258,7 @@ export function createCardIndex(cards: readonly MemoryCard[] = []): CardIndex {
   }
 
   function unindexCard(card: MemoryCard): void {
-    if (card.supersededBy !== undefined) return;
+    if (!built || card.supersededBy !== undefined) return;
     const analysis = analysisOf(card);
     if (exact.get(analysis.normalized) === card.id) exact.delete(analysis.normalized);
     for (const token of analysis.set) removeFrom(postings, token, card.id);
@@ -382,6 +390,10 @@ export function createCardIndex(cards: readonly MemoryCard[] = []): CardIndex {
     },
     merge(drafts, options) {
       const valid = validateDrafts(drafts);
+      if (!built) {
+        built = true;
+        for (const card of byId.values()) indexCard(card);
+      }
       // The card each changed id had before this merge (undefined: it did not exist).
       const undo = new Map<string, MemoryCard | undefined>();
       const outcomes: MergeOutcome[] = [];
@@ -404,6 +416,9 @@ export function createCardIndex(cards: readonly MemoryCard[] = []): CardIndex {
     changesSince(cursor) {
       if (cursor.generation !== generation || cursor.revision < logStart) return undefined;
       return [...new Set(log.slice(cursor.revision - logStart))];
+    },
+    put(changed) {
+      for (const card of changed) put(card);
     },
     remove(ids) {
       let removed = false;

@@ -1,11 +1,12 @@
-import { open, stat } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { open, rm, stat } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 import type { MemoryCard, MemoryStore, Scope } from '../contracts/index.js';
 import {
   assertRequiredScope,
   assertSafeId,
   type CorruptionOptions,
   type FileLockOptions,
+  fsyncDirectory,
   hasErrorCode,
   isoNow,
   normalizeScope,
@@ -21,22 +22,34 @@ import {
 } from '../storage/index.js';
 import { type CardIndex, createCardIndex } from './card-index.js';
 import {
+  type CardLogRecord,
+  lineEntries,
+  logHeader,
+  logLine,
+  newLogGeneration,
+  parseLogHeader,
+  parseLogLines,
+  type ReadLogLines,
+  serializeCardLog,
+} from './card-log.js';
+import {
   assertCardIds,
   copyCard,
   generateCardId,
   type MemoryStoreOptions,
   safeIdGenerator,
-  validateStoredCard,
   visibleCards,
 } from './card-records.js';
 import { cardNotFound } from './in-memory-memory-store.js';
+import { LEGACY_CARDS_FILE, parseLegacyCards } from './legacy-card-file.js';
 import { changesOfIndex, registerMemoryChangeFeed } from './memory-change-feed.js';
+import { registerMemorySidecar } from './memory-sidecar.js';
 import { validateDrafts } from './validate-drafts.js';
 
 export interface FileMemoryStoreOptions extends MemoryStoreOptions, CorruptionOptions {
   /**
-   * Folder of the store. Each scope's cards are one file,
-   * `<root>/scopes/<user>/<agent>/<session>/cards.json`. Other file stores may share the root.
+   * Folder of the store. Each scope's cards are one log file,
+   * `<root>/scopes/<user>/<agent>/<session>/cards.jsonl`. Other file stores may share the root.
    * @default `<cwd>/.ctxmem`
    */
   root?: string;
@@ -47,94 +60,130 @@ export interface FileMemoryStoreOptions extends MemoryStoreOptions, CorruptionOp
   lock?: FileLockOptions;
 }
 
-const FORMAT = 'ctxmem-memory-cards';
-const VERSION = 1;
-/** Scopes whose parsed cards a store keeps in memory. */
+/** The log file of a scope, inside its scope folder. */
+export const MEMORY_CARDS_FILE = 'cards.jsonl';
+/** Scopes whose cards a store keeps in memory. */
 const CACHED_SCOPES = 1000;
-
 /**
- * One card per line inside a valid JSON document: `JSON.parse` reads it whole, and if the file is
- * ever damaged, every intact line can still be read on its own.
+ * The log is rewritten with only the current cards when more than this share of the card entries
+ * it holds are replaced or removed ones, so it stays within twice the size of its cards.
  */
-export function serializeCards(cards: readonly MemoryCard[]): string {
-  const header = `{"format":"${FORMAT}","version":${VERSION},"cards":[`;
-  if (cards.length === 0) return `${header}]}\n`;
-  return `${header}\n${cards.map(serializedCard).join(',\n')}\n]}\n`;
+const COMPACT_GARBAGE_SHARE = 0.5;
+/** ...and only past this many garbage entries, so small logs are not rewritten on every change. */
+const COMPACT_MIN_GARBAGE = 256;
+
+/** What this process knows of one scope's log: its cards, and how far it has read the file. */
+interface LogState {
+  index: CardIndex;
+  /** Whether the log file exists (a scope with no writes yet has none). */
+  exists: boolean;
+  /** Identity of the file read: a rewrite (compaction) replaces it with a new inode. */
+  ino: number;
+  /** The header line, compared on each read in case the file system reused an inode. */
+  header: string;
+  /** Bytes read and applied: everything up to and including the last complete line. */
+  offset: number;
+  /** Card entries the log holds (puts and removes), current or not: garbage is this − cards. */
+  entries: number;
 }
 
-// The line of each card object, kept while the object lives: a store's cards are never mutated
-// (a change makes a new object), so each rewrite of a large file stringifies only the changed cards.
-const serializedLines = new WeakMap<MemoryCard, string>();
-
-function serializedCard(card: MemoryCard): string {
-  let line = serializedLines.get(card);
-  if (line === undefined) {
-    line = JSON.stringify(card);
-    serializedLines.set(card, line);
-  }
-  return line;
-}
-
-interface LoadedCards {
-  cards: MemoryCard[];
-  /** Cards or lines that could not be read; 0 for a healthy file. */
+interface LoadedLog {
+  state: LogState;
+  /** Damaged entries or lines; 0 for a healthy log. */
   damaged: number;
   reason?: string;
+  /** The file's size: more than `state.offset` when it ends in an unfinished line. */
+  size: number;
+  /** Set when the scope has no log yet but a `cards.json` of an earlier version. */
+  legacy?: boolean;
 }
 
-/** Parses a cards file, salvaging intact lines when the document as a whole is not JSON. */
-export function parseCards(text: string, scope: Scope): LoadedCards {
-  let document: unknown;
-  try {
-    document = JSON.parse(text);
-  } catch {
-    document = undefined;
+type FileHandle = Awaited<ReturnType<typeof open>>;
+
+async function readRange(handle: FileHandle, start: number, end: number): Promise<Buffer> {
+  const buffer = Buffer.alloc(end - start);
+  let offset = 0;
+  while (offset < buffer.length) {
+    const { bytesRead } = await handle.read(buffer, offset, buffer.length - offset, start + offset);
+    if (bytesRead === 0) break;
+    offset += bytesRead;
   }
-  const body = document as { format?: unknown; cards?: unknown } | undefined;
-  if (body && typeof body === 'object' && body.format === FORMAT && Array.isArray(body.cards)) {
-    const cards: MemoryCard[] = [];
-    for (const value of body.cards) {
-      const card = validateStoredCard(value, scope);
-      if (card) cards.push(card);
-    }
-    const damaged = body.cards.length - cards.length;
-    return damaged === 0
-      ? { cards, damaged }
-      : { cards, damaged, reason: `${damaged} card(s) are invalid or belong to another scope` };
+  return buffer.subarray(0, offset);
+}
+
+/** Applies parsed lines to an index, in order. */
+function applyLines(index: CardIndex, lines: ReadLogLines['lines']): void {
+  for (const line of lines) {
+    if (line.put.length > 0) index.put(line.put);
+    if (line.remove.length > 0) index.remove(line.remove);
   }
-  const cards: MemoryCard[] = [];
-  let damaged = 0;
-  for (const rawLine of text.split('\n')) {
-    const line = rawLine.trim().replace(/,$/u, '');
-    if (line === '' || line.startsWith(`{"format":`) || line === ']}') continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      damaged++;
-      continue;
-    }
-    const card = validateStoredCard(value, scope);
-    if (card) cards.push(card);
-    else damaged++;
+}
+
+/** The cards a whole log describes, in the order the index would hold them. */
+function replay(lines: ReadLogLines['lines']): MemoryCard[] {
+  const cards = new Map<string, MemoryCard>();
+  for (const line of lines) {
+    for (const card of line.put) cards.set(card.id, card);
+    for (const id of line.remove) cards.delete(id);
   }
-  return { cards, damaged: Math.max(damaged, 1), reason: 'the file is not valid JSON' };
+  return [...cards.values()];
+}
+
+/** Parses a whole log file; every line that cannot be read is counted as damaged. */
+function parseLog(bytes: Buffer, ino: number, scope: Scope): LoadedLog {
+  const firstNewline = bytes.indexOf(0x0a);
+  const firstLine = bytes.toString('utf8', 0, firstNewline === -1 ? bytes.length : firstNewline);
+  const generation = firstNewline === -1 ? undefined : parseLogHeader(firstLine);
+  // Without a valid header, salvage every line that is a record (the first one included).
+  const bodyStart = generation === undefined ? 0 : firstNewline + 1;
+  const {
+    lines,
+    consumed,
+    damaged: damagedEntries,
+  } = parseLogLines(bytes.subarray(bodyStart), scope);
+  const damaged = generation === undefined ? Math.max(damagedEntries, 1) : damagedEntries;
+  const state: LogState = {
+    index: createCardIndex(replay(lines)),
+    exists: true,
+    ino,
+    header: generation === undefined ? '' : `${firstLine}\n`,
+    offset: bodyStart + consumed,
+    entries: lines.reduce((sum, line) => sum + lineEntries(line), 0),
+  };
+  const size = bytes.length;
+  if (damaged === 0) return { state, damaged, size };
+  const reason =
+    generation === undefined
+      ? 'the file does not start with a ctxmem memory log header'
+      : `${damaged} entr${damaged === 1 ? 'y is' : 'ies are'} damaged, invalid or of another scope`;
+  return { state, damaged, reason, size };
+}
+
+function emptyState(): LogState {
+  return { index: createCardIndex(), exists: false, ino: -1, header: '', offset: 0, entries: 0 };
 }
 
 /**
- * Memory cards in files: one `cards.json` per scope, rewritten atomically (temp file, fsync,
- * rename) under a cross-process lock on every change.
+ * Memory cards in files: one append-only log per scope (`cards.jsonl`, see `card-log.ts`).
  *
- * The parsed cards of a file are kept with their card index (see `createCardIndex`) as long as
- * the file is unchanged, so de-duplication and supersession are look-ups, not a pass over every
- * card, and a file is parsed and indexed once, not on every add.
- *
- * Why a JSON snapshot and not a JSON Lines log: supersession updates existing cards, so a log
- * would need update records and compaction to stay readable; atomic rename means a crash leaves
- * the old or the new file, never a torn one; and the file stays easy to read and edit by hand
- * (like the `memory.json` it replaces). The cost is one rewrite per `add` call, linear in the
- * scope's size (about 15 MB at 100,000 cards), so bulk imports should add in batches. Reads take
- * no lock.
+ * - **Writes** take a cross-process file lock, read what other processes appended since this one
+ *   last looked, merge the drafts through the scope's card index (de-duplication and
+ *   supersession are look-ups, see `createCardIndex`), and append the change as one JSON line
+ *   with a single write and an fsync: an `add` costs its own size, not the scope's. Nothing is
+ *   acknowledged before it is on disk; a failed append is cut off again.
+ * - **Compaction**: once more than half of the log's card entries are replaced or removed ones
+ *   (and at least 256), the log is rewritten with the current cards only, atomically (temp file,
+ *   fsync, rename) under the lock.
+ * - **Reads** take no lock. Each store keeps the parsed cards of a log in memory; a read checks
+ *   the file's size and identity (inode and header generation) and parses only the lines other
+ *   processes appended since, or the whole file again after it was rewritten. Lines are only
+ *   read once complete, and one `add` is one line, so a reader never sees half of an `add`.
+ * - **Damage**: an unfinished last line is a write cut short by a crash, never acknowledged: it is
+ *   ignored, and cut off by the next writer. A complete line that is not a valid record is
+ *   corruption, handled by `corruption`: the file is copied aside, rewritten with every entry
+ *   that could be read, and reported (`recover`), or reported with `CorruptDataError` (`strict`).
+ * - **Earlier versions** kept a `cards.json` document per scope; it is migrated into the log,
+ *   under the lock, on the first access to the scope, and then deleted.
  */
 export function createFileMemoryStore({
   root = join(process.cwd(), '.ctxmem'),
@@ -152,46 +201,89 @@ export function createFileMemoryStore({
   const resolveScope = (scope: Scope) => {
     assertRequiredScope(scope, required);
     const normalized = normalizeScope(scope);
-    return { scope: normalized, path: join(scopeFolder(base, normalized), 'cards.json') };
+    return { scope: normalized, path: join(scopeFolder(base, normalized), MEMORY_CARDS_FILE) };
   };
 
-  // Parsed cards per file, keyed by the file's identity: every write is an atomic rename (a new
-  // inode), so an unchanged signature means unchanged content and `list` skips the parse.
-  const cache = new Map<string, { signature: string; index: CardIndex }>();
+  const cache = new Map<string, LogState>();
 
-  const signatureOf = (info: { ino: number; size: number; mtimeMs: number; ctimeMs: number }) =>
-    `${info.ino}:${info.size}:${info.mtimeMs}:${info.ctimeMs}`;
-
-  function remember(path: string, signature: string, index: CardIndex): void {
+  function remember(path: string, state: LogState): void {
     cache.delete(path);
     if (cache.size >= CACHED_SCOPES) cache.delete(cache.keys().next().value!);
-    cache.set(path, { signature, index });
+    cache.set(path, state);
   }
 
-  interface LoadedIndex {
-    index: CardIndex;
-    damaged: number;
-    reason?: string;
+  // One reader or writer of a log's state at a time within this process, so the lines appended
+  // by others are applied once, and never while this process appends its own.
+  const queues = new Map<string, Promise<unknown>>();
+  function serially<Result>(path: string, action: () => Promise<Result>): Promise<Result> {
+    const previous = queues.get(path) ?? Promise.resolve();
+    const next = previous.then(action, action);
+    const settled = next.then(
+      () => undefined,
+      () => undefined,
+    );
+    queues.set(path, settled);
+    void settled.then(() => {
+      if (queues.get(path) === settled) queues.delete(path);
+    });
+    return next;
   }
 
-  async function load(path: string, scope: Scope): Promise<LoadedIndex> {
+  async function loadLegacy(path: string, scope: Scope): Promise<LoadedLog> {
+    const legacyPath = join(dirname(path), LEGACY_CARDS_FILE);
+    let text: string;
+    try {
+      const handle = await open(legacyPath, 'r');
+      try {
+        text = await handle.readFile('utf8');
+      } finally {
+        await handle.close();
+      }
+    } catch (error) {
+      if (hasErrorCode(error, 'ENOENT', 'ENOTDIR'))
+        return { state: emptyState(), damaged: 0, size: 0 };
+      throw error;
+    }
+    const { cards, damaged, reason } = parseLegacyCards(text, scope);
+    const state = { ...emptyState(), index: createCardIndex(cards) };
+    return { state, damaged, ...(reason === undefined ? {} : { reason }), size: 0, legacy: true };
+  }
+
+  /** The scope's log as this process knows it, brought up to date with the file. */
+  async function load(path: string, scope: Scope): Promise<LoadedLog> {
     return withStorageErrors(path, 'read', async () => {
-      let handle: Awaited<ReturnType<typeof open>>;
+      let handle: FileHandle;
       try {
         handle = await open(path, 'r');
       } catch (error) {
         if (!hasErrorCode(error, 'ENOENT')) throw error;
+        const cached = cache.get(path);
+        if (cached && !cached.exists) return { state: cached, damaged: 0, size: 0 };
         cache.delete(path);
-        return { index: createCardIndex(), damaged: 0 };
+        const loaded = await loadLegacy(path, scope);
+        if (!loaded.legacy) remember(path, loaded.state);
+        return loaded;
       }
       try {
-        const signature = signatureOf(await handle.stat());
+        const info = await handle.stat();
         const cached = cache.get(path);
-        if (cached?.signature === signature) return { index: cached.index, damaged: 0 };
-        const { cards, damaged, reason } = parseCards(await handle.readFile('utf8'), scope);
-        const index = createCardIndex(cards);
-        if (damaged === 0) remember(path, signature, index);
-        return reason === undefined ? { index, damaged } : { index, damaged, reason };
+        if (cached?.exists && cached.ino === info.ino && info.size >= cached.offset) {
+          const header = await readRange(handle, 0, Buffer.byteLength(cached.header));
+          if (header.toString('utf8') === cached.header) {
+            if (info.size === cached.offset) return { state: cached, damaged: 0, size: info.size };
+            const tail = parseLogLines(await readRange(handle, cached.offset, info.size), scope);
+            if (tail.damaged === 0) {
+              applyLines(cached.index, tail.lines);
+              cached.offset += tail.consumed;
+              cached.entries += tail.lines.reduce((sum, line) => sum + lineEntries(line), 0);
+              return { state: cached, damaged: 0, size: info.size };
+            }
+          }
+        }
+        cache.delete(path);
+        const loaded = parseLog(await readRange(handle, 0, info.size), info.ino, scope);
+        if (loaded.damaged === 0) remember(path, loaded.state);
+        return loaded;
       } finally {
         await handle.close();
       }
@@ -200,89 +292,179 @@ export function createFileMemoryStore({
 
   const tidied = new Set<string>();
 
-  /** Under the lock: writes the cards and keeps the index as the cached parse of the new file. */
-  async function save(path: string, index: CardIndex): Promise<void> {
-    if (!tidied.has(path)) {
-      // Temporary files of writers killed mid-write; safe to delete while holding the lock.
-      tidied.add(path);
-      await removeLeftoverTempFiles(path);
+  /** Under the lock: replaces the log with `cards` under a new generation. */
+  async function rewrite(path: string, state: LogState): Promise<void> {
+    const cards = state.index.cards();
+    const generation = newLogGeneration();
+    const text = serializeCardLog(generation, cards);
+    cache.delete(path);
+    await writeFileAtomic(path, text);
+    const info = await withStorageErrors(path, 'read', () => stat(path));
+    state.exists = true;
+    state.ino = info.ino;
+    state.header = logHeader(generation);
+    state.offset = Buffer.byteLength(text);
+    state.entries = cards.length;
+    remember(path, state);
+  }
+
+  /** Under the lock: appends one committed change, or writes the log when there is none yet. */
+  async function append(path: string, state: LogState, record: CardLogRecord): Promise<void> {
+    if (!state.exists) {
+      await rewrite(path, state);
+      return;
     }
-    await writeFileAtomic(path, serializeCards(index.cards()));
-    const info = await stat(path).catch(() => undefined);
-    if (info) remember(path, signatureOf(info), index);
+    const line = Buffer.from(logLine(record), 'utf8');
+    await withStorageErrors(path, 'append to', async () => {
+      const handle = await open(path, 'r+');
+      try {
+        let written = 0;
+        try {
+          while (written < line.length) {
+            const { bytesWritten } = await handle.write(
+              line,
+              written,
+              line.length - written,
+              state.offset + written,
+            );
+            written += bytesWritten;
+          }
+          await handle.sync();
+        } catch (error) {
+          // Nothing of a failed append may stay behind: it was never acknowledged.
+          await handle.truncate(state.offset).catch(() => undefined);
+          throw error;
+        }
+      } finally {
+        await handle.close();
+      }
+    });
+    state.offset += line.length;
+    state.entries += 'put' in record ? record.put.length : record.remove.length;
+    const garbage = state.entries - state.index.size;
+    if (garbage >= COMPACT_MIN_GARBAGE && garbage > COMPACT_GARBAGE_SHARE * state.entries) {
+      // The change is already durable: a failed compaction leaves the log as it was (the rename
+      // is atomic), to be compacted by a later write.
+      await rewrite(path, state).catch(() => cache.delete(path));
+    }
   }
 
   /**
-   * Under the lock: applies `change` to the file's index and writes the file when it changed. The
-   * cached index is detached first, so readers meanwhile parse the file as it still is, and a
-   * failed write leaves no cached state the file does not have.
+   * Under the lock: the log brought up to date, after recovering a damaged file (kept aside and
+   * reported), migrating a `cards.json` of an earlier version, and cutting off an unfinished last
+   * line (a crashed write: nobody else can be writing now).
    */
-  async function update<Result>(
+  async function loadForUpdate(path: string, scope: Scope): Promise<LogState> {
+    if (!tidied.has(path)) {
+      // Temporary files of rewrites killed mid-write; safe to delete while holding the lock.
+      tidied.add(path);
+      await removeLeftoverTempFiles(path);
+    }
+    const loaded = await load(path, scope);
+    const { state } = loaded;
+    if (loaded.legacy || loaded.damaged > 0) {
+      const legacyPath = join(dirname(path), LEGACY_CARDS_FILE);
+      const damagedPath = loaded.legacy ? legacyPath : path;
+      const quarantinedPath = loaded.damaged > 0 ? await quarantineFile(damagedPath) : undefined;
+      await rewrite(path, state);
+      if (loaded.legacy) {
+        await withStorageErrors(legacyPath, 'remove', () => rm(legacyPath, { force: true }));
+        await fsyncDirectory(dirname(path));
+      }
+      if (quarantinedPath !== undefined) {
+        // Last: in strict mode this throws, and the next call sees the recovered log.
+        reportCorruption(
+          {
+            path: damagedPath,
+            quarantinedPath,
+            recoveredRecords: state.index.size,
+            droppedRecords: loaded.damaged,
+            reason: loaded.reason ?? 'damaged cards',
+          },
+          { corruption, onCorruption },
+        );
+      }
+      return state;
+    }
+    if (loaded.size > state.offset) {
+      await withStorageErrors(path, 'truncate', async () => {
+        const handle = await open(path, 'r+');
+        try {
+          await handle.truncate(state.offset);
+          await handle.sync();
+        } finally {
+          await handle.close();
+        }
+      });
+    }
+    return state;
+  }
+
+  /** Without the lock when the log is healthy; with it when it must be recovered or migrated. */
+  async function read(path: string, scope: Scope): Promise<CardIndex> {
+    const loaded = await serially(path, () => load(path, scope));
+    if (loaded.damaged === 0 && !loaded.legacy) return loaded.state.index;
+    return withFileLock(
+      path,
+      () => serially(path, async () => (await loadForUpdate(path, scope)).index),
+      lock,
+    );
+  }
+
+  /** Under the lock: applies `change` and appends the record it returns, if any. */
+  function update<Result>(
     path: string,
     scope: Scope,
-    change: (index: CardIndex) => { result: Result; changed: boolean },
+    change: (index: CardIndex) => { result: Result; record?: CardLogRecord },
   ): Promise<Result> {
-    const index = await loadForUpdate(path, scope);
-    const cached = cache.get(path);
-    if (cached?.index === index) cache.delete(path);
-    let outcome: { result: Result; changed: boolean };
-    try {
-      outcome = change(index);
-    } catch (error) {
-      // Changes are all or nothing: the index is as the file is, and can stay cached.
-      if (cached?.index === index) remember(path, cached.signature, index);
-      throw error;
-    }
-    if (outcome.changed) await save(path, index);
-    else if (cached?.index === index) remember(path, cached.signature, index);
-    return outcome.result;
-  }
-
-  /** Under the lock: the index, after recovering a damaged file (kept aside and reported). */
-  async function loadForUpdate(path: string, scope: Scope): Promise<CardIndex> {
-    const loaded = await load(path, scope);
-    if (loaded.damaged === 0) return loaded.index;
-    const quarantinedPath = await quarantineFile(path);
-    await save(path, loaded.index);
-    reportCorruption(
-      {
-        path,
-        quarantinedPath,
-        recoveredRecords: loaded.index.size,
-        droppedRecords: loaded.damaged,
-        reason: loaded.reason ?? 'damaged cards',
-      },
-      { corruption, onCorruption },
+    return withFileLock(
+      path,
+      () =>
+        serially(path, async () => {
+          const state = await loadForUpdate(path, scope);
+          // All or nothing: a change that throws leaves the index as it was.
+          const { result, record } = change(state.index);
+          if (record) {
+            try {
+              await append(path, state, record);
+            } catch (error) {
+              // The index holds a change the file does not: read the file again next time.
+              cache.delete(path);
+              throw error;
+            }
+          }
+          return result;
+        }),
+      lock,
     );
-    return loaded.index;
-  }
-
-  /** Without the lock when the file is healthy; with it when it must be recovered. */
-  async function read(path: string, scope: Scope): Promise<CardIndex> {
-    const loaded = await load(path, scope);
-    if (loaded.damaged === 0) return loaded.index;
-    return withFileLock(path, () => loadForUpdate(path, scope), lock);
   }
 
   const store: MemoryStore = {
     async add(scope, drafts) {
       const resolved = resolveScope(scope);
       if (validateDrafts(drafts).length === 0) return [];
-      return withFileLock(
-        resolved.path,
-        async () => {
-          const merged = await update(resolved.path, resolved.scope, (index) => {
-            const result = index.merge(drafts, {
-              scope: resolved.scope,
-              now: isoNow(clock),
-              generateId: nextId,
-            });
-            return { result: result.results, changed: result.changed };
-          });
-          return merged.map(copyCard);
-        },
-        lock,
-      );
+      const merged = await update(resolved.path, resolved.scope, (index) => {
+        const { results, outcomes, changed } = index.merge(drafts, {
+          scope: resolved.scope,
+          now: isoNow(clock),
+          generateId: nextId,
+        });
+        if (!changed) return { result: results };
+        // Every card the merge changed, once, in the order of its last change.
+        const ids = new Set<string>();
+        for (const outcome of outcomes) {
+          if (outcome.kind === 'duplicate') continue;
+          if (outcome.kind === 'added') for (const id of outcome.superseded) ids.add(id);
+          ids.delete(outcome.cardId);
+          ids.add(outcome.cardId);
+        }
+        const put = [...ids].flatMap((id) => {
+          const card = index.get(id);
+          return card ? [card] : [];
+        });
+        return { result: results, record: { put } };
+      });
+      return merged.map(copyCard);
     },
 
     async list(scope, options) {
@@ -303,17 +485,18 @@ export function createFileMemoryStore({
       const { scope: normalized, path } = resolveScope(scope);
       assertCardIds(ids);
       if (ids.length === 0) return;
-      await withFileLock(
-        path,
-        () =>
-          update(path, normalized, (index) => ({ result: undefined, changed: index.remove(ids) })),
-        lock,
-      );
+      await update(path, normalized, (index) => {
+        const present = [...new Set(ids)].filter((id) => index.get(id) !== undefined);
+        if (present.length === 0) return { result: undefined };
+        index.remove(present);
+        return { result: undefined, record: { remove: present } };
+      });
     },
   };
   registerMemoryChangeFeed(store, async (scope, since) => {
     const resolved = resolveScope(scope);
     return changesOfIndex(await read(resolved.path, resolved.scope), since);
   });
+  registerMemorySidecar(store, (scope, name) => join(dirname(resolveScope(scope).path), name));
   return store;
 }

@@ -159,4 +159,55 @@ describe('createBm25Index', () => {
       { numRuns: 150 },
     );
   });
+
+  it('returns the smallest ids among many equal scores, whatever the insertion order', () => {
+    const index = createBm25Index();
+    const ids = Array.from({ length: 300 }, (_, position) => `card-${(position * 7919) % 1000}`);
+    for (const id of ids) index.upsert(id, 'the same deploy note');
+    index.upsert('best', 'deploy deploy note');
+    const hits = index.search('deploy note', 4);
+    expect(hits.map((hit) => hit.id)).toEqual(['best', ...[...ids].sort().slice(0, 3)]);
+    expect(new Set(hits.slice(1).map((hit) => hit.score)).size).toBe(1);
+  });
+
+  it('stays exact through many removals and replacements (dead slots dropped in bulk)', () => {
+    const word = fc.constantFrom('deploy', 'friday', 'python', 'rust', 'gpu', 'team', 'user');
+    const text = fc.array(word, { minLength: 1, maxLength: 5 }).map((words) => words.join(' '));
+    const operation = fc.oneof(
+      fc.record({
+        kind: fc.constant('upsert' as const),
+        id: fc.integer({ min: 0, max: 40 }),
+        text,
+      }),
+      fc.record({ kind: fc.constant('remove' as const), id: fc.integer({ min: 0, max: 40 }) }),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(operation, { minLength: 150, maxLength: 400 }),
+        text,
+        fc.integer({ min: 1, max: 8 }),
+        (operations, query, k) => {
+          const incremental = createBm25Index();
+          const final = new Map<string, string>();
+          for (const step of operations) {
+            const id = `doc-${step.id}`;
+            if (step.kind === 'upsert') {
+              incremental.upsert(id, step.text);
+              final.set(id, step.text);
+            } else {
+              incremental.remove(id);
+              final.delete(id);
+            }
+          }
+          const rebuilt = createBm25Index();
+          for (const [id, body] of final) rebuilt.upsert(id, body);
+          const round = (hits: Array<{ id: string; score: number }>) =>
+            hits.map((hit) => ({ id: hit.id, score: Math.round(hit.score * 1e9) }));
+          expect(incremental.size).toBe(final.size);
+          expect(round(incremental.search(query, k))).toEqual(round(rebuilt.search(query, k)));
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
 });

@@ -68,3 +68,35 @@ export function weightedFusion(lists: readonly ScoredList[]): Map<string, number
   }
   return fused;
 }
+
+/**
+ * How cosines are put on the scale of the normalised BM25 scores before weighted fusion: `none`
+ * clips them at 0; `candidate-floor` rescales them to `(cosine − floor) / (1 − floor)`, where the
+ * floor is the lowest cosine among the candidates. A sentence model gives unrelated texts a
+ * cosine of 0.2–0.4, so raw cosines add nearly the same amount to every candidate and blur the
+ * ranking; measured from the floor, an unrelated card scores about 0 and a perfect match 1.
+ */
+export type CosineCalibration = 'none' | 'candidate-floor';
+
+/** The cosines of the candidates, calibrated (see `CosineCalibration`); never mutates its input. */
+export function calibrateCosines(
+  cosines: ReadonlyMap<string, number>,
+  calibration: CosineCalibration,
+): Map<string, number> {
+  if (calibration === 'none') {
+    return new Map([...cosines].map(([id, score]) => [id, Math.max(0, score)]));
+  }
+  // A single candidate has no floor to measure from: it keeps its cosine.
+  let floor = 0;
+  if (cosines.size >= 2) {
+    floor = Number.POSITIVE_INFINITY;
+    for (const score of cosines.values()) floor = Math.min(floor, score);
+  }
+  floor = Math.max(0, floor);
+  return new Map(
+    [...cosines].map(([id, score]) => [
+      id,
+      floor >= 1 ? 0 : Math.max(0, (score - floor) / (1 - floor)),
+    ]),
+  );
+}

@@ -146,6 +146,8 @@ export function createHashingEmbedder({
   return {
     id,
     dimensions,
+    // Its vectors re-encode the words, so memory search lets BM25 lead when fusing.
+    kind: 'lexical',
     async embed(texts, options) {
       options?.abortSignal?.throwIfAborted();
       return texts.map(embedOne);

@@ -16,6 +16,8 @@ export {
 export { type BruteForceIndexOptions, createBruteForceIndex } from './brute-force-index.js';
 export { EmbedderDimensionError } from './embedder-dimension-error.js';
 export {
+  type CosineCalibration,
+  calibrateCosines,
   type RankedList,
   reciprocalRankFusion,
   type ScoredList,
@@ -37,4 +39,5 @@ export {
   type RetrievalFallbackEvent,
   type RetrievalMode,
   type RetrievedMemory,
+  type SearchIndexEvent,
 } from './memory-search.js';

@@ -11,13 +11,27 @@ import { InvalidArgumentError } from '../errors/index.js';
 import { type MemoryChangeCursor, readMemoryChanges } from '../memory/memory-change-feed.js';
 import { scopeKey } from '../storage/index.js';
 import { analyzeText, type TextAnalyzer } from '../text/index.js';
-import { type Bm25Index, createBm25Index } from './bm25-index.js';
-import { createBruteForceIndex } from './brute-force-index.js';
+import { type Bm25Index, bm25Documents, createBm25Index } from './bm25-index.js';
+import { createBruteForceIndex, scoreIndexedIds } from './brute-force-index.js';
 import { EmbedderDimensionError } from './embedder-dimension-error.js';
-import { reciprocalRankFusion, weightedFusion } from './fusion.js';
+import {
+  type CosineCalibration,
+  calibrateCosines,
+  reciprocalRankFusion,
+  weightedFusion,
+} from './fusion.js';
 import { contentHash } from './hash-string.js';
 import { createHashingEmbedder } from './hashing-embedder.js';
 import { maximalMarginalRelevance } from './maximal-marginal-relevance.js';
+import {
+  openSavedIndex,
+  type SavedIndexLocation,
+  type SearchIndexEvent,
+  savedDocument,
+  saveScopeIndex,
+  useSavedIndex,
+} from './saved-search-index.js';
+import type { SavedSearchIndex } from './search-index-file.js';
 
 export type RetrievalMode = 'hybrid' | 'bm25' | 'vector';
 
@@ -27,6 +41,8 @@ export interface EmbeddingCache {
   set(key: string, vector: Float32Array): unknown;
   delete(key: string): unknown;
 }
+
+export type { SearchIndexEvent } from './saved-search-index.js';
 
 /** Reported when the vector side failed or was too slow and the search used BM25 alone. */
 export interface RetrievalFallbackEvent {
@@ -58,19 +74,29 @@ export interface MemorySearchOptions {
   /** @default 'hybrid' */
   mode?: RetrievalMode;
   /**
-   * How BM25 and vector results are combined in hybrid mode: `rrf` (reciprocal-rank fusion, uses
-   * ranks only, robust for any embedder) or `weighted` (convex combination of BM25 normalised by
-   * `idealScore` and cosine). The built-in hashing embedder is lexical and only a weaker copy of
-   * BM25, so with it (an embedder id starting with `ctxmem-hashing`) the default is `weighted`
-   * with BM25 leading; with any other embedder it is `rrf`.
-   * @default 'rrf', or 'weighted' with the hashing embedder
+   * How BM25 and vector results are combined in hybrid mode: `weighted` (convex combination of
+   * BM25 normalised by `idealScore` and the calibrated cosine, see `cosineCalibration`) or `rrf`
+   * (reciprocal-rank fusion, ranks only). Weighted fusion keeps how much better one card matches
+   * than the next, which rank fusion throws away; on LoCoMo's tuning conversations rrf with equal
+   * weights cost a sentence model 0.12 of hit@5.
+   * @default 'weighted'
    */
   fusion?: 'rrf' | 'weighted';
   /**
-   * Weight of each side in either fusion.
-   * @default { bm25: 1, vector: 1 }, or { bm25: 0.95, vector: 0.05 } with the hashing embedder
+   * Weight of each side in either fusion. The default follows the embedder's `kind`: a `lexical`
+   * embedder (the built-in hashing one) only re-encodes the words, a weaker copy of BM25, so BM25
+   * leads; a `semantic` one (a model, or any embedder that does not declare its kind) adds
+   * meaning, so its cosine weighs more. Chosen on LoCoMo's tuning conversations.
+   * @default { bm25: 0.95, vector: 0.05 } for a lexical embedder, { bm25: 0.65, vector: 0.35 } otherwise
    */
   weights?: { bm25: number; vector: number };
+  /**
+   * How cosines are rescaled before weighted fusion (see `CosineCalibration`): a sentence model's
+   * cosines start around 0.2–0.4 for unrelated texts, so they are measured from the candidates'
+   * floor; the hashing embedder's are used as they are.
+   * @default 'none' for a lexical embedder, 'candidate-floor' otherwise
+   */
+  cosineCalibration?: CosineCalibration;
   /**
    * The `k` of reciprocal-rank fusion: larger values flatten the difference between ranks.
    * @default 60
@@ -162,6 +188,13 @@ export interface MemorySearchOptions {
   relevanceFloor?: number;
   /** Called whenever a search falls back to BM25. */
   onFallback?: (event: RetrievalFallbackEvent) => void;
+  /**
+   * Called when the indexes saved beside a file store's cards were damaged or stale (another
+   * embedder or text analysis) and are rebuilt, or could not be saved. The search goes on either
+   * way: the saved indexes are only a cache.
+   * @default emits a process warning with code `CTXMEM_SEARCH_INDEX`
+   */
+  onIndexEvent?: (event: SearchIndexEvent) => void;
 }
 
 export interface MemorySearchQueryOptions {
@@ -290,6 +323,9 @@ interface ScopeState {
   job?: Promise<number>;
   /** Card ids in sequence order, for `sequenceContext`; rebuilt after the cards change. */
   sequence?: { ids: string[]; positions: Map<string, number> };
+  /** Where the scope's indexes are saved (file stores), and whether they changed since. */
+  saved?: SavedIndexLocation;
+  unsaved: boolean;
 }
 
 class VectorTimeoutError extends Error {
@@ -299,6 +335,21 @@ class VectorTimeoutError extends Error {
 }
 
 const MODES: readonly RetrievalMode[] = ['hybrid', 'bm25', 'vector'];
+
+/**
+ * With a lexical embedder, the vector side scores only BM25's best matches, this many times the
+ * candidate pool (when BM25 found at least a full pool): such an embedder re-encodes the words,
+ * so a card that shares no word form with the query scores near 0, and its weight in the fusion
+ * is small; scanning every card at 100,000 cards would cost more than the rest of the search.
+ */
+const LEXICAL_VECTOR_POOLS = 4;
+/**
+ * ...in scopes of more than this many cards: below it a full scan costs a few milliseconds, and
+ * a card that shares only character n-grams with the query (a typo, a compound) can still pass
+ * context to its neighbours (`sequenceContext`): on LoCoMo the restriction cost 0.5–0.7 points
+ * of hit@5 with sequence context, none without.
+ */
+const LEXICAL_FULL_SCAN_LIMIT = 5000;
 
 function invalid(argument: string, message: string): InvalidArgumentError {
   return new InvalidArgumentError({ message: `${argument} ${message}`, argument });
@@ -327,9 +378,11 @@ function checkSequenceContext({ weight = 0.5, window = 2 }: { weight?: number; w
   return { weight, window };
 }
 
-/** The built-in hashing embedder: lexical, so fusion should lean on BM25 (see `fusion`). */
+/** A lexical embedder, such as the built-in hashing one: fusion leans on BM25 (see `weights`). */
 function isLexical(embedder: Embedder): boolean {
-  return embedder.id.startsWith('ctxmem-hashing');
+  return embedder.kind === undefined
+    ? embedder.id.startsWith('ctxmem-hashing')
+    : embedder.kind === 'lexical';
 }
 
 function defaultCardText(card: MemoryCard): string {
@@ -380,14 +433,23 @@ function raceSignal<Value>(promise: Promise<Value>, signal: AbortSignal): Promis
  * cached; when the embedder fails or is slower than `timeoutMs`, the search answers from BM25
  * and reports the fallback instead of throwing. Superseded cards are never returned, and a
  * search only ever sees the cards of its own scope.
+ *
+ * At scale: BM25 scores only the posting lists of the query's terms; with a lexical embedder the
+ * vector side of a scope of over 5,000 cards scores only BM25's best matches (4 candidate pools;
+ * a full scan otherwise). With a file store, `sync` saves the scope's BM25 documents and vectors
+ * beside its cards (`search-index-<embedder>.bin`, default analyzer and card text only), and a
+ * scope's first sync in a new process loads them, analysing and embedding only the cards that
+ * changed since; a
+ * damaged or stale file is rebuilt and reported to `onIndexEvent`.
  */
 export function createMemorySearch({
   store,
   embedder = createHashingEmbedder(),
   index = createBruteForceIndex({ dimensions: embedder.dimensions }),
   mode: defaultMode = 'hybrid',
-  fusion = isLexical(embedder) ? 'weighted' : 'rrf',
-  weights = isLexical(embedder) ? { bm25: 0.95, vector: 0.05 } : { bm25: 1, vector: 1 },
+  fusion = 'weighted',
+  weights = isLexical(embedder) ? { bm25: 0.95, vector: 0.05 } : { bm25: 0.65, vector: 0.35 },
+  cosineCalibration = isLexical(embedder) ? 'none' : 'candidate-floor',
   rrfK = 60,
   candidates = 50,
   timeoutMs = 1000,
@@ -403,11 +465,19 @@ export function createMemorySearch({
   now = Date.now,
   maxScopes = 100,
   onFallback,
+  onIndexEvent = (event) =>
+    process.emitWarning(`ctxmem memory search: ${event.message}`, { code: 'CTXMEM_SEARCH_INDEX' }),
 }: MemorySearchOptions): MemorySearch {
   checkMode('mode', defaultMode);
   const context = sequenceContext === false ? undefined : checkSequenceContext(sequenceContext);
   if (fusion !== 'rrf' && fusion !== 'weighted') {
     throw invalid('fusion', `must be 'rrf' or 'weighted', got ${String(fusion)}`);
+  }
+  if (cosineCalibration !== 'none' && cosineCalibration !== 'candidate-floor') {
+    throw invalid(
+      'cosineCalibration',
+      `must be 'none' or 'candidate-floor', got ${String(cosineCalibration)}`,
+    );
   }
   if (!Number.isInteger(maxScopes) || maxScopes < 1) {
     throw invalid('maxScopes', `must be a positive integer, got ${maxScopes}`);
@@ -481,6 +551,7 @@ export function createMemorySearch({
         indexed: new Map(),
         pending: new Set(),
         stale: new Set(),
+        unsaved: false,
       };
       scopes.set(key, state);
     }
@@ -494,7 +565,12 @@ export function createMemorySearch({
   }
 
   /** Puts a current card into the scope's entries and BM25 (superseded ones are taken out). */
-  function applyCard(state: ScopeState, card: MemoryCard, counts: SyncCounts): void {
+  function applyCard(
+    state: ScopeState,
+    card: MemoryCard,
+    counts: SyncCounts,
+    saved?: SavedSearchIndex,
+  ): void {
     // The store hides superseded cards from `list`; the change feed reports them as changes.
     if (card.supersededBy !== undefined) {
       removeEntry(state, card.id, counts);
@@ -517,7 +593,14 @@ export function createMemorySearch({
     }
     const entry = { card, text, hash: contentHash(text) };
     state.entries.set(card.id, entry);
-    state.bm25.upsert(card.id, text);
+    // A saved analysis of the same text spares analysing it again (a new process, see `sync`).
+    const document = savedDocument(saved, card.id, entry.hash);
+    const documents = document && bm25Documents(state.bm25);
+    if (document && documents) documents.put(card.id, document);
+    else {
+      state.bm25.upsert(card.id, text);
+      state.unsaved = true;
+    }
     if (state.indexed.get(card.id) !== entry.hash) state.pending.add(card.id);
     else state.pending.delete(card.id);
   }
@@ -527,6 +610,7 @@ export function createMemorySearch({
     if (!entry) return;
     state.entries.delete(id);
     state.bm25.remove(id);
+    state.unsaved = true;
     state.pending.delete(id);
     if (state.indexed.has(id)) state.stale.add(id);
     embeddingCache.delete(cacheKey(entry));
@@ -551,14 +635,39 @@ export function createMemorySearch({
       return { state, ...counts };
     }
     const listed = changes ? changes.full : await store.list(scope);
+    // A scope's first sync in this process starts from the indexes saved beside the cards, if any.
+    let saved: SavedSearchIndex | undefined;
+    if (state.entries.size === 0 && !state.saved) {
+      const opened = await openSavedIndex({
+        store,
+        scope,
+        embedder,
+        analyzer,
+        enabled: analyzer === analyzeText && cardText === defaultCardText,
+        onIndexEvent,
+      });
+      state.saved = opened.location;
+      saved = opened.saved;
+    }
     const seen = new Set<string>();
     for (const card of listed) {
       if (card.supersededBy !== undefined) continue;
       seen.add(card.id);
-      applyCard(state, card, counts);
+      applyCard(state, card, counts, saved);
     }
     for (const id of [...state.entries.keys()]) {
       if (!seen.has(id)) removeEntry(state, id, counts);
+    }
+    if (saved) {
+      const cards = [...state.entries.values()].map((entry) => ({
+        id: entry.card.id,
+        hash: entry.hash,
+      }));
+      for (const id of useSavedIndex(saved, index, state.key, cards)) {
+        state.indexed.set(id, state.entries.get(id)!.hash);
+        state.pending.delete(id);
+      }
+      if (saved.entries.size !== state.entries.size) state.unsaved = true;
     }
     state.cursor = changes?.cursor;
     return { state, ...counts };
@@ -666,6 +775,7 @@ export function createMemorySearch({
         return vector ? [{ id: entry.card.id, vector, scopeKey: state.key }] : [];
       });
       await index.upsert(items);
+      state.unsaved = true;
       for (const entry of batch) {
         state.indexed.set(entry.card.id, entry.hash);
         // A card changed again while its batch was embedded stays pending.
@@ -699,6 +809,7 @@ export function createMemorySearch({
     query: string,
     limit: number,
     signal: AbortSignal,
+    candidateIds?: readonly string[],
   ): Promise<Map<string, number>> {
     if (needsEmbedding(state)) await raceSignal(embeddingJob(state), signal);
     const [queryVector] = await raceSignal(
@@ -715,10 +826,15 @@ export function createMemorySearch({
         `the embedder returned a query vector that is not ${embedder.dimensions} finite floats`,
       );
     }
-    const hits = await raceSignal(
-      index.query(queryVector, { k: limit, scopeKey: state.key }),
-      signal,
-    );
+    // Candidates are scored exactly when the index can (the default brute-force one can).
+    const candidateHits = candidateIds
+      ? scoreIndexedIds(index, queryVector, candidateIds, state.key)
+          ?.sort((left, right) => right.score - left.score || (left.id < right.id ? -1 : 1))
+          .slice(0, limit)
+      : undefined;
+    const hits =
+      candidateHits ??
+      (await raceSignal(index.query(queryVector, { k: limit, scopeKey: state.key }), signal));
     const scores = new Map<string, number>();
     for (const hit of hits) {
       const entry = state.entries.get(hit.id);
@@ -786,6 +902,22 @@ export function createMemorySearch({
     const filtered = typeSet !== undefined || tagSet !== undefined;
     const poolSize = Math.max(candidates, topK);
 
+    // BM25 first: in a large scope with a lexical embedder, its matches are the vector side's
+    // candidates.
+    const restrictVectors = isLexical(embedder) && state.entries.size > LEXICAL_FULL_SCAN_LIMIT;
+    const keywordMatches =
+      mode === 'vector'
+        ? []
+        : state.bm25.search(
+            query,
+            restrictVectors ? LEXICAL_VECTOR_POOLS * poolSize : poolSize,
+            filtered ? { filter: accepts } : {},
+          );
+    const vectorCandidates =
+      restrictVectors && keywordMatches.length >= poolSize
+        ? keywordMatches.map((hit) => hit.id)
+        : undefined;
+
     let vector: Map<string, number> | undefined;
     const fallBack = (reason: 'timeout' | 'error', message: string) => {
       report.usedMode = 'bm25';
@@ -803,7 +935,7 @@ export function createMemorySearch({
       try {
         // With a filter, ask for every card of the scope: the index cannot filter by type or tag.
         const limit = filtered ? state.entries.size : poolSize;
-        const scores = await vectorScores(state, query, limit, signal);
+        const scores = await vectorScores(state, query, limit, signal, vectorCandidates);
         vector = new Map([...scores].filter(([id]) => accepts(id)).slice(0, poolSize));
         failure = undefined;
       } catch (error) {
@@ -821,7 +953,10 @@ export function createMemorySearch({
     const lexicalHits =
       usedMode === 'vector'
         ? []
-        : state.bm25.search(query, poolSize, filtered ? { filter: accepts } : {});
+        : mode === 'vector'
+          ? // A vector search that fell back: BM25 was not run yet.
+            state.bm25.search(query, poolSize, filtered ? { filter: accepts } : {})
+          : keywordMatches.slice(0, poolSize);
     const lexical = new Map(lexicalHits.map((hit) => [hit.id, hit.score]));
     const ideal = state.bm25.idealScore(query) || 1;
     const normalisedLexical = new Map(
@@ -840,7 +975,7 @@ export function createMemorySearch({
         { k: rrfK },
       );
     } else {
-      const cosine = new Map([...vector!].map(([id, score]) => [id, Math.max(0, score)]));
+      const cosine = calibrateCosines(vector!, cosineCalibration);
       scores = weightedFusion([
         { scores: normalisedLexical, weight: weights.bm25 },
         { scores: cosine, weight: weights.vector },
@@ -945,6 +1080,31 @@ export function createMemorySearch({
     });
   }
 
+  /**
+   * Saves the scope's indexes beside the cards (file stores) when they changed since they were
+   * loaded or saved, so the next process loads them instead of analysing and embedding again.
+   * Only from `sync`: a search must not pay for writing the whole index.
+   */
+  async function saveIndexes(state: ScopeState, scope: Scope): Promise<void> {
+    if (!state.saved || !state.unsaved || state.job) return;
+    state.unsaved = false;
+    const saved = await saveScopeIndex({
+      location: state.saved,
+      scope,
+      scopeKey: state.key,
+      embedder,
+      bm25: state.bm25,
+      index,
+      cards: [...state.entries.values()].map((entry) => ({
+        id: entry.card.id,
+        hash: entry.hash,
+        embedded: state.indexed.get(entry.card.id) === entry.hash,
+      })),
+      onIndexEvent,
+    });
+    if (!saved) state.unsaved = true;
+  }
+
   return {
     async search(scope, query, options) {
       return (await searchWithReport(scope, query, options)).hits;
@@ -961,19 +1121,21 @@ export function createMemorySearch({
         embedded: 0,
       };
       // A BM25-only search never needs vectors.
-      if (defaultMode === 'bm25') return report;
-      try {
-        // A job embeds what was pending when it ran; a second pass catches cards a concurrent
-        // search added meanwhile.
-        for (let pass = 0; pass < 3 && needsEmbedding(state); pass++) {
-          report.embedded += await embeddingJob(state);
+      if (defaultMode !== 'bm25') {
+        try {
+          // A job embeds what was pending when it ran; a second pass catches cards a concurrent
+          // search added meanwhile.
+          for (let pass = 0; pass < 3 && needsEmbedding(state); pass++) {
+            report.embedded += await embeddingJob(state);
+          }
+        } catch (error) {
+          recordFailure(error);
+          if (EmbedderDimensionError.isInstance(error)) throw error;
+          report.vectorError = errorMessage(error);
         }
-      } catch (error) {
-        recordFailure(error);
-        if (EmbedderDimensionError.isInstance(error)) throw error;
-        report.vectorError = errorMessage(error);
+        if (!report.vectorError) failure = undefined;
       }
-      if (!report.vectorError) failure = undefined;
+      await saveIndexes(state, scope);
       return report;
     },
     clear() {

@@ -1,0 +1,235 @@
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Embedder, MemoryIndex, Scope } from '../contracts/index.js';
+import { createFileMemoryStore, createInMemoryMemoryStore } from '../memory/index.js';
+import { scopeFolder } from '../storage/index.js';
+import { analyzeText } from '../text/index.js';
+import {
+  createBruteForceIndex,
+  createHashingEmbedder,
+  createMemorySearch,
+  type SearchIndexEvent,
+} from './index.js';
+
+let base: string;
+let counter = 0;
+const scope: Scope = { userId: 'u1' };
+
+beforeAll(async () => {
+  base = await mkdtemp(join(tmpdir(), 'ctxmem-saved-index-'));
+});
+afterAll(async () => {
+  await rm(base, { recursive: true, force: true });
+});
+
+/** The hashing embedder, counting the texts it embeds. */
+function countingEmbedder(): Embedder & { texts: number } {
+  const inner = createHashingEmbedder();
+  const embedder = {
+    id: inner.id,
+    dimensions: inner.dimensions,
+    kind: inner.kind,
+    texts: 0,
+    embed(texts: string[], options?: { abortSignal?: AbortSignal }) {
+      embedder.texts += texts.length;
+      return inner.embed(texts, options);
+    },
+  };
+  return embedder as Embedder & { texts: number };
+}
+
+const notes = Array.from(
+  { length: 40 },
+  (_, index) =>
+    `Note ${index}: the ${['red', 'blue', 'green'][index % 3]} deploy of service ${index}`,
+);
+
+async function filledRoot() {
+  const root = join(base, `root-${counter++}`);
+  await createFileMemoryStore({ root }).add(
+    scope,
+    notes.map((content) => ({ content })),
+  );
+  return root;
+}
+
+/** A new process: a new store and a new search on the same files. */
+function open(root: string, options: { events?: SearchIndexEvent[]; embedder?: Embedder } = {}) {
+  const embedder = options.embedder ?? countingEmbedder();
+  const search = createMemorySearch({
+    store: createFileMemoryStore({ root }),
+    embedder,
+    onIndexEvent: (event) => options.events?.push(event),
+  });
+  return { search, embedder: embedder as Embedder & { texts: number } };
+}
+
+const ids = async (search: ReturnType<typeof open>['search'], query: string) =>
+  (await search.search(scope, query, { topK: 5 })).map((hit) => [hit.card.content, hit.score]);
+
+async function savedIndexPath(root: string): Promise<string> {
+  const folder = scopeFolder(root, scope);
+  const name = (await readdir(folder)).find((file) => file.startsWith('search-index-'));
+  expect(name).toBeDefined();
+  return join(folder, name!);
+}
+
+describe('saved search indexes (file stores)', () => {
+  it('saves the indexes on sync; a new process loads them instead of embedding every card', async () => {
+    const root = await filledRoot();
+    const first = open(root);
+    expect((await first.search.sync(scope)).embedded).toBe(notes.length);
+    const expected = await ids(first.search, 'blue deploy of service 7');
+    await savedIndexPath(root);
+
+    const second = open(root);
+    const report = await second.search.sync(scope);
+    expect(report).toMatchObject({ cards: notes.length, embedded: 0 });
+    expect(second.embedder.texts).toBe(0);
+    expect(await ids(second.search, 'blue deploy of service 7')).toEqual(expected);
+  });
+
+  it('analyses and embeds only what changed since the indexes were saved', async () => {
+    const root = await filledRoot();
+    await open(root).search.sync(scope);
+    const store = createFileMemoryStore({ root });
+    const [removed] = await store.list(scope);
+    await store.remove(scope, [removed!.id]);
+    await store.add(scope, [{ content: 'The purple deploy of service 99 failed' }]);
+
+    const next = open(root);
+    expect(await next.search.sync(scope)).toMatchObject({ cards: notes.length, embedded: 1 });
+    const [hit] = await next.search.search(scope, 'purple deploy failed');
+    expect(hit?.card.content).toBe('The purple deploy of service 99 failed');
+    const contents = (await next.search.search(scope, removed!.content, { topK: 40 })).map(
+      (found) => found.card.content,
+    );
+    expect(contents).not.toContain(removed!.content);
+    // What the second process saved is complete: a third one embeds nothing.
+    expect((await open(root).search.sync(scope)).embedded).toBe(0);
+  });
+
+  it('rebuilds a damaged saved index once, with an event, and saves it again', async () => {
+    const root = await filledRoot();
+    const first = open(root);
+    await first.search.sync(scope);
+    const expected = await ids(first.search, 'green deploy');
+    const path = await savedIndexPath(root);
+    const bytes = await readFile(path);
+    await writeFile(path, bytes.subarray(0, bytes.length - 7));
+
+    const events: SearchIndexEvent[] = [];
+    const second = open(root, { events });
+    expect((await second.search.sync(scope)).embedded).toBe(notes.length);
+    expect(events).toEqual([
+      expect.objectContaining({ type: 'search-index-rebuilt', scope, path }),
+    ]);
+    expect(events[0]!.message).toMatch(/cut short/);
+    expect(await ids(second.search, 'green deploy')).toEqual(expected);
+
+    const third = open(root, { events });
+    expect((await third.search.sync(scope)).embedded).toBe(0);
+    expect(events).toHaveLength(1);
+  });
+
+  it('treats an index built by another text analysis as stale', async () => {
+    const root = await filledRoot();
+    await open(root).search.sync(scope);
+    const path = await savedIndexPath(root);
+    const bytes = await readFile(path);
+    // The analyzer's fingerprint is in the header; change one letter of it.
+    const at = bytes.indexOf('"analyzer":"') + '"analyzer":"'.length;
+    bytes[at] = bytes[at] === 0x78 ? 0x79 : 0x78;
+    await writeFile(path, bytes);
+
+    const events: SearchIndexEvent[] = [];
+    const next = open(root, { events });
+    expect((await next.search.sync(scope)).embedded).toBe(notes.length);
+    expect(events[0]).toMatchObject({ type: 'search-index-rebuilt' });
+    expect(events[0]!.message).toMatch(/another text analysis/);
+  });
+
+  it('saves nothing with a custom analyzer or a store that keeps no files', async () => {
+    const root = await filledRoot();
+    const custom = createMemorySearch({
+      store: createFileMemoryStore({ root }),
+      analyzer: (text) => analyzeText(text.toUpperCase()),
+    });
+    await custom.sync(scope);
+    expect(
+      (await readdir(scopeFolder(root, scope))).filter((file) => file.startsWith('search-')),
+    ).toEqual([]);
+    const inMemory = createInMemoryMemoryStore();
+    await inMemory.add(scope, [{ content: 'kept in memory' }]);
+    const search = createMemorySearch({ store: inMemory });
+    expect((await search.sync(scope)).cards).toBe(1);
+  });
+
+  it('keeps BM25 but embeds again with an index that is not the brute-force one', async () => {
+    const root = await filledRoot();
+    await open(root).search.sync(scope);
+    const inner = createBruteForceIndex({ dimensions: createHashingEmbedder().dimensions });
+    const wrapped: MemoryIndex = {
+      dimensions: inner.dimensions,
+      upsert: (items) => inner.upsert(items),
+      remove: (removed) => inner.remove(removed),
+      query: (vector, options) => inner.query(vector, options),
+      size: () => inner.size(),
+    };
+    const search = createMemorySearch({ store: createFileMemoryStore({ root }), index: wrapped });
+    expect((await search.sync(scope)).embedded).toBe(notes.length);
+    const [hit] = await search.search(scope, 'deploy of service 12');
+    expect(hit?.card.content).toBe(notes[12]);
+  });
+});
+
+describe('vector side of a lexical embedder', () => {
+  // The vector side of a large scope ranks BM25's best matches only: every cosine it reports is
+  // exact, the BM25 side is untouched, and the best hits agree with a scan of every card (a card
+  // the full scan's vector pool left out may gain its small cosine share instead).
+  it('scores only the best keyword matches in a large scope, with exact cosines', async () => {
+    const store = createInMemoryMemoryStore();
+    const words = ['amber', 'cobalt', 'jade', 'onyx', 'ruby', 'slate', 'topaz', 'umber'];
+    await store.add(
+      scope,
+      // Past the 5,000 cards under which every vector is scanned anyway.
+      Array.from({ length: 5200 }, (_, index) => ({
+        content: `Card ${index} ${words[index % 8]} ${words[(index * 3) % 8]} ${words[(index * 5 + 1) % 8]} deploy`,
+      })),
+    );
+    const inner = createBruteForceIndex({ dimensions: createHashingEmbedder().dimensions });
+    // A plain object: the search cannot score candidates on it and scans every vector.
+    const scanning: MemoryIndex = {
+      dimensions: inner.dimensions,
+      upsert: (items) => inner.upsert(items),
+      remove: (removed) => inner.remove(removed),
+      query: (vector, options) => inner.query(vector, options),
+      size: () => inner.size(),
+    };
+    const restricted = createMemorySearch({ store });
+    const full = createMemorySearch({ store, index: scanning });
+    // Index up front, without the per-search time limit: on a loaded machine embedding 5,200
+    // cards inside a search can run out of time and answer from BM25 alone.
+    await full.sync(scope);
+    await restricted.sync(scope);
+    for (const query of ['amber jade deploy', 'ruby slate', 'topaz card 17', 'umber onyx cobalt']) {
+      const expected = await full.search(scope, query, { topK: 10 });
+      const actual = await restricted.search(scope, query, { topK: 10 });
+      expect(actual[0]).toEqual(expected[0]);
+      const reference = new Map(
+        (await full.search(scope, query, { topK: 200 })).map((hit) => [hit.card.id, hit]),
+      );
+      for (const hit of actual) {
+        const other = reference.get(hit.card.id);
+        expect(other, hit.card.content).toBeDefined();
+        expect(hit.bm25).toBe(other!.bm25);
+        if (hit.vector !== undefined && other!.vector !== undefined) {
+          expect(hit.vector).toBe(other!.vector);
+        }
+        expect(hit.score).toBeGreaterThanOrEqual(other!.score);
+      }
+    }
+  });
+});
