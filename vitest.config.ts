@@ -17,10 +17,12 @@ export default defineConfig({
         replacement: source('./packages/langchain/src/$1/index.ts'),
       },
       { find: /^@ctxmem\/core$/, replacement: source('./packages/core/src/index.ts') },
-      ...['ai-sdk', 'cli', 'hnswlib', 'langchain', 'postgres', 'redis'].map((name) => ({
-        find: new RegExp(`^@ctxmem/${name}$`),
-        replacement: source(`./packages/${name}/src/index.ts`),
-      })),
+      ...['ai-sdk', 'cli', 'hnswlib', 'langchain', 'local-embedder', 'postgres', 'redis'].map(
+        (name) => ({
+          find: new RegExp(`^@ctxmem/${name}$`),
+          replacement: source(`./packages/${name}/src/index.ts`),
+        }),
+      ),
     ],
   },
   test: {

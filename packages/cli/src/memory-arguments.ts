@@ -117,3 +117,69 @@ export function parseRetrievalMode(value: string | boolean | undefined): Retriev
   }
   return text as RetrievalMode;
 }
+
+/** The flags that choose how `memory search` embeds and ranks. */
+export const RETRIEVAL_OPTIONS = {
+  embedder: { type: 'string' },
+  'embedding-model': { type: 'string' },
+  fusion: { type: 'string' },
+  'sequence-context': { type: 'boolean' },
+} as const satisfies ParseArgsOptionsConfig;
+
+export const EMBEDDER_CHOICES = ['hashing', 'local', 'openai'] as const;
+/** `hashing`: built in, offline; `local`: `@ctxmem/local-embedder`; `openai`: an OpenAI-compatible endpoint. */
+export type EmbedderChoice = (typeof EMBEDDER_CHOICES)[number];
+
+export interface RetrievalArguments {
+  embedder: EmbedderChoice;
+  /** The endpoint's model id (only with `openai`). */
+  embeddingModel?: string;
+  /** Absent: the search picks the fusion from the embedder's kind. */
+  fusion?: { method: 'rrf' } | { method: 'weighted'; vectorWeight?: number };
+  /** Let each card score through the cards before it (for transcripts: one card per turn). */
+  sequenceContext: boolean;
+}
+
+/** `--embedder`, `--embedding-model`, `--fusion rrf|weighted[:vectorWeight]`, `--sequence-context`. */
+export function parseRetrievalArguments(values: ParsedArguments['values']): RetrievalArguments {
+  const embedderText = optionalString(values.embedder, '--embedder') ?? 'hashing';
+  if (!(EMBEDDER_CHOICES as readonly string[]).includes(embedderText)) {
+    throw new InvalidArgumentError({
+      message: `--embedder must be one of ${EMBEDDER_CHOICES.join(', ')}, got "${embedderText}"`,
+      argument: '--embedder',
+    });
+  }
+  const embedder = embedderText as EmbedderChoice;
+  const embeddingModel = optionalString(values['embedding-model'], '--embedding-model');
+  if (embeddingModel !== undefined && embedder !== 'openai') {
+    throw new InvalidArgumentError({
+      message: '--embedding-model names the model of --embedder openai; add --embedder openai',
+      argument: '--embedding-model',
+    });
+  }
+  const fusionText = optionalString(values.fusion, '--fusion');
+  return {
+    embedder,
+    ...(embeddingModel !== undefined ? { embeddingModel } : {}),
+    ...(fusionText !== undefined ? { fusion: parseFusion(fusionText) } : {}),
+    sequenceContext: values['sequence-context'] === true,
+  };
+}
+
+function parseFusion(text: string): NonNullable<RetrievalArguments['fusion']> {
+  const match = /^(rrf|weighted)(?::(\d*\.?\d+))?$/.exec(text.trim());
+  const vectorWeight = match?.[2] === undefined ? undefined : Number(match[2]);
+  if (
+    !match ||
+    (match[1] === 'rrf' && vectorWeight !== undefined) ||
+    (vectorWeight !== undefined && !(vectorWeight >= 0 && vectorWeight <= 1))
+  ) {
+    throw new InvalidArgumentError({
+      message: `--fusion must be rrf, weighted or weighted:<vector weight from 0 to 1> (such as weighted:0.35), got "${text}"`,
+      argument: '--fusion',
+    });
+  }
+  return match[1] === 'rrf'
+    ? { method: 'rrf' }
+    : { method: 'weighted', ...(vectorWeight !== undefined ? { vectorWeight } : {}) };
+}

@@ -28,12 +28,16 @@ import {
   parseCardType,
   parseMinScore,
   parsePositiveCount,
+  parseRetrievalArguments,
   parseRetrievalMode,
   parseStoreArguments,
   parseTags,
+  RETRIEVAL_OPTIONS,
+  type RetrievalArguments,
   STORE_OPTIONS,
   type StoreArguments,
 } from './memory-arguments.js';
+import { createCliEmbedder, retrievalSearchOptions } from './memory-embedder.js';
 import {
   type CardDefaults,
   cardFromText,
@@ -268,6 +272,8 @@ export interface MemorySearchCommandOptions extends StoreArguments {
   topK: number;
   minScore: number;
   mode: RetrievalMode;
+  /** `--embedder`, `--fusion`, `--sequence-context`. @default the built-in hashing embedder */
+  retrieval?: RetrievalArguments;
   json: boolean;
 }
 
@@ -279,6 +285,7 @@ export function parseSearchArguments(argv: readonly string[]): MemorySearchComma
     'top-k': { type: 'string' },
     'min-score': { type: 'string' },
     mode: { type: 'string' },
+    ...RETRIEVAL_OPTIONS,
     json: { type: 'boolean' },
   });
   noPositionals(positionals, 'search');
@@ -301,6 +308,7 @@ export function parseSearchArguments(argv: readonly string[]): MemorySearchComma
     minScore:
       values['min-score'] === undefined ? 0 : parseMinScore(values['min-score'], '--min-score'),
     mode: values.mode === undefined ? 'hybrid' : parseRetrievalMode(values.mode),
+    retrieval: parseRetrievalArguments(values),
     json: values.json === true,
   };
 }
@@ -337,7 +345,13 @@ export async function runSearch(
     ? parseQueryRecords(queries.text, queries.name)
     : [{ query: options.query! }];
   const root = await storeRoot(options, context, { mustExist: true });
-  const search = createMemorySearch({ store: openStore(root, context), mode: options.mode });
+  const retrieval = options.retrieval ?? { embedder: 'hashing', sequenceContext: false };
+  const embedder = await createCliEmbedder(retrieval, { env: context.env });
+  const search = createMemorySearch({
+    store: openStore(root, context),
+    mode: options.mode,
+    ...retrievalSearchOptions(retrieval, embedder),
+  });
 
   // Index every scope once, up front and without the per-search time limit, so that each query
   // is only a lookup (and a large store is not answered from BM25 alone because embedding it

@@ -1,4 +1,11 @@
-import { type Embedder, InvalidArgumentError } from '@ctxmem/core';
+import {
+  CtxmemError,
+  type CtxmemErrorOptions,
+  type Embedder,
+  EmbedderDimensionError,
+  type EmbedderKind,
+  InvalidArgumentError,
+} from '@ctxmem/core';
 import { type EmbeddingModel, embedMany } from 'ai';
 
 export interface AiSdkEmbedderOptions {
@@ -9,10 +16,56 @@ export interface AiSdkEmbedderOptions {
    * @default `ai-sdk:<provider>:<modelId>:<dimensions>`
    */
   id?: string;
-  /** Retries of a failed embedding call. @default 2 */
+  /**
+   * Retries of a failed request (with the AI SDK's exponential backoff, and `Retry-After` when the
+   * server sends one), per request.
+   * @default 2
+   */
   maxRetries?: number;
+  /**
+   * Texts per `embedMany` call. `embedMany` splits each call further by the model's own
+   * `maxEmbeddingsPerCall` (2048 for OpenAI), so this only bounds how much one call holds in
+   * memory and how much a failure loses.
+   * @default 256
+   */
+  batchSize?: number;
+  /**
+   * Requests of one call in flight at once, when the model supports parallel calls.
+   * @default 2
+   */
+  maxParallelCalls?: number;
+  /**
+   * What the vectors capture: memory search picks its default fusion from it. Embedding models
+   * match meanings.
+   * @default 'semantic'
+   */
+  kind?: EmbedderKind;
   /** Provider options passed to `embedMany` (for example a smaller output dimension). @default undefined */
   providerOptions?: Parameters<typeof embedMany>[0]['providerOptions'];
+}
+
+/**
+ * An embedding request failed after its retries (the endpoint is down, the key is wrong, the
+ * model does not exist). Memory search answers from keyword search meanwhile and tries again
+ * later; `cause` holds the AI SDK's error (a `RetryError` or an `APICallError`).
+ */
+export class AiSdkEmbeddingError extends CtxmemError {
+  static override readonly errorName = 'CtxmemAiSdkEmbeddingError';
+  /** The embedder's id. */
+  readonly embedderId: string;
+
+  constructor({ embedderId, ...options }: Partial<CtxmemErrorOptions> & { embedderId: string }) {
+    const reason = options.cause instanceof Error ? options.cause.message : String(options.cause);
+    super({
+      message: options.message ?? `The embedding model ${embedderId} failed: ${reason}`,
+      ...(options.cause === undefined ? {} : { cause: options.cause }),
+    });
+    this.embedderId = embedderId;
+  }
+
+  static override isInstance(error: unknown): error is AiSdkEmbeddingError {
+    return CtxmemError.hasMarker(error, AiSdkEmbeddingError.errorName);
+  }
 }
 
 function modelName(model: EmbeddingModel): string {
@@ -20,12 +73,22 @@ function modelName(model: EmbeddingModel): string {
   return `${model.provider}:${model.modelId}`;
 }
 
-function normalize(vector: readonly number[], dimensions: number): Float32Array {
-  if (vector.length !== dimensions) {
+function positiveInteger(argument: string, value: number): void {
+  if (!Number.isInteger(value) || value <= 0) {
     throw new InvalidArgumentError({
-      message: `The embedding model returned ${vector.length} dimensions, expected ${dimensions}`,
-      argument: 'dimensions',
+      message: `${argument} must be a positive integer, got ${String(value)}`,
+      argument,
     });
+  }
+}
+
+function normalize(
+  vector: readonly number[],
+  dimensions: number,
+  embedderId: string,
+): Float32Array {
+  if (vector.length !== dimensions) {
+    throw new EmbedderDimensionError({ embedderId, expected: dimensions, actual: vector.length });
   }
   let squared = 0;
   for (const value of vector) squared += value * value;
@@ -39,31 +102,60 @@ function normalize(vector: readonly number[], dimensions: number): Float32Array 
 
 /**
  * A ctxmem `Embedder` over an AI SDK embedding model (`embedMany`), with L2-normalised vectors,
- * for `createMemorySearch({ embedder })` and memory indexes.
+ * for `createMemorySearch({ embedder })` and memory indexes. Works with any provider's embedding
+ * model, including OpenAI-compatible endpoints (`createOpenAI({ baseURL }).embedding(id)`).
+ * Texts go out in batches of `batchSize`, each request retried `maxRetries` times; a vector of
+ * another length than `dimensions` throws `EmbedderDimensionError`, a request that still fails
+ * throws `AiSdkEmbeddingError`.
  */
 export function aiSdkEmbedder(
   model: EmbeddingModel,
-  { dimensions, id, maxRetries = 2, providerOptions }: AiSdkEmbedderOptions,
+  {
+    dimensions,
+    id,
+    maxRetries = 2,
+    batchSize = 256,
+    maxParallelCalls = 2,
+    kind = 'semantic',
+    providerOptions,
+  }: AiSdkEmbedderOptions,
 ): Embedder {
-  if (!Number.isInteger(dimensions) || dimensions <= 0) {
+  positiveInteger('dimensions', dimensions);
+  positiveInteger('batchSize', batchSize);
+  positiveInteger('maxParallelCalls', maxParallelCalls);
+  if (!Number.isInteger(maxRetries) || maxRetries < 0) {
     throw new InvalidArgumentError({
-      message: `dimensions must be a positive integer, got ${String(dimensions)}`,
-      argument: 'dimensions',
+      message: `maxRetries must be a whole number >= 0, got ${String(maxRetries)}`,
+      argument: 'maxRetries',
     });
   }
+  const embedderId = id ?? `ai-sdk:${modelName(model)}:${dimensions}`;
   return {
-    id: id ?? `ai-sdk:${modelName(model)}:${dimensions}`,
+    id: embedderId,
     dimensions,
+    kind,
     async embed(texts, { abortSignal } = {}) {
-      if (texts.length === 0) return [];
-      const { embeddings } = await embedMany({
-        model,
-        values: [...texts],
-        maxRetries,
-        ...(abortSignal ? { abortSignal } : {}),
-        ...(providerOptions ? { providerOptions } : {}),
-      });
-      return embeddings.map((vector) => normalize(vector, dimensions));
+      const vectors: Float32Array[] = [];
+      for (let start = 0; start < texts.length; start += batchSize) {
+        abortSignal?.throwIfAborted();
+        let embeddings: number[][];
+        try {
+          ({ embeddings } = await embedMany({
+            model,
+            values: texts.slice(start, start + batchSize),
+            maxRetries,
+            maxParallelCalls,
+            ...(abortSignal ? { abortSignal } : {}),
+            ...(providerOptions ? { providerOptions } : {}),
+          }));
+        } catch (error) {
+          // The caller giving up is not a model failure.
+          if (abortSignal?.aborted) throw abortSignal.reason;
+          throw new AiSdkEmbeddingError({ embedderId, cause: error });
+        }
+        for (const vector of embeddings) vectors.push(normalize(vector, dimensions, embedderId));
+      }
+      return vectors;
     },
   };
 }

@@ -1,4 +1,8 @@
-export { type AiSdkEmbedderOptions, aiSdkEmbedder } from './ai-sdk-embedder.js';
+export {
+  type AiSdkEmbedderOptions,
+  AiSdkEmbeddingError,
+  aiSdkEmbedder,
+} from './ai-sdk-embedder.js';
 export {
   type MemoryToolCall,
   type MemoryToolName,

@@ -3,6 +3,7 @@ import {
   createInMemoryMemoryStore,
   createInMemoryOffloadStore,
   createMemorySearch,
+  EmbedderDimensionError,
   InvalidArgumentError,
 } from '@ctxmem/core';
 import { generateText, jsonSchema, stepCountIs, tool, wrapLanguageModel } from 'ai';
@@ -223,7 +224,7 @@ describe('aiSdkEmbedder', () => {
       doEmbed: async ({ values }) => ({ embeddings: values.map(() => [1, 2]), warnings: [] }),
     });
     await expect(aiSdkEmbedder(model, { dimensions: 3 }).embed(['x'])).rejects.toSatisfy(
-      InvalidArgumentError.isInstance,
+      EmbedderDimensionError.isInstance,
     );
     expect(() => aiSdkEmbedder(model, { dimensions: 0 })).toThrow(InvalidArgumentError);
   });
