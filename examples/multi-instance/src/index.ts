@@ -7,6 +7,8 @@
  *   pnpm --filter @ctxmem/example-multi-instance start
  *
  * (or set CTXMEM_POSTGRES_URL to any PostgreSQL database you can create a schema in).
+ * `… start load [postgres|redis]` runs three instances behind a round-robin proxy under load
+ * instead (see `load-command.ts`).
  */
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -67,7 +69,10 @@ export async function runExample({
   return { compactor, reader };
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
+if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv[2] === 'load') {
+  // `start load …`: three instances behind a proxy under load (see load-command.ts).
+  await import('./load-command.js');
+} else if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const connectionString = process.argv[2] ?? process.env.CTXMEM_POSTGRES_URL;
   if (!connectionString) {
     console.error(

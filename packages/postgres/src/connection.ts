@@ -1,4 +1,10 @@
 import { CtxmemError, InvalidArgumentError, StorageError } from '@ctxmem/core';
+import {
+  guardErrorEvents,
+  isErrorEventEmitter,
+  isSocketErrorCode,
+  loadPeerDependency,
+} from '@ctxmem/core/driver-kit';
 
 /** What the stores need of a query result. */
 export interface PostgresQueryResult<Row> {
@@ -47,31 +53,19 @@ export interface PostgresConnectionOptions {
 type PgModule = { Pool: new (config: { connectionString: string }) => PostgresPool };
 
 /**
- * Loads `pg` on first use, so that importing this package costs nothing and a missing peer
- * dependency is a clear message rather than a resolution error at import time.
+ * Loads `pg` on first use (see driver-kit's `loadPeerDependency`): importing this package costs
+ * nothing, and a missing `pg` is a `StorageError` saying to install it.
  */
 export async function loadPg(
   importer: () => Promise<unknown> = () => import('pg'),
 ): Promise<PgModule> {
-  let loaded: unknown;
-  try {
-    loaded = await importer();
-  } catch (error) {
-    throw new StorageError({
-      message:
-        'The PostgreSQL stores need the "pg" package, which is not installed. Install it next to @ctxmem/postgres: `npm install pg` (or pnpm add pg / yarn add pg).',
-      path: undefined,
-      cause: error,
-    });
-  }
-  const module = loaded as Partial<PgModule> & { default?: Partial<PgModule> };
-  const Pool = module.Pool ?? module.default?.Pool;
-  if (typeof Pool !== 'function') {
-    throw new StorageError({
-      message: 'The installed "pg" package has no Pool export; install pg 8 or later.',
-      path: undefined,
-    });
-  }
+  const Pool = await loadPeerDependency<PgModule['Pool']>(importer, {
+    name: 'pg',
+    driver: '@ctxmem/postgres',
+    stores: 'PostgreSQL',
+    exportName: 'Pool',
+    minimum: 'pg 8',
+  });
   return { Pool };
 }
 
@@ -103,42 +97,15 @@ export function assertConnectionOptions({
   }
 }
 
-/** The EventEmitter side of a node-postgres pool or client, which `PostgresPool` leaves out. */
-interface ErrorEmitter {
-  on(event: 'error', listener: (error: unknown) => void): unknown;
-  removeListener(event: 'error', listener: (error: unknown) => void): unknown;
-  listenerCount(event: 'error'): number;
-}
-
-function isErrorEmitter(value: unknown): value is ErrorEmitter {
-  const candidate = value as Partial<ErrorEmitter> | null;
-  return (
-    typeof candidate?.on === 'function' &&
-    typeof candidate.removeListener === 'function' &&
-    typeof candidate.listenerCount === 'function'
-  );
-}
-
 /**
- * Ignores the `'error'` events a pool emits for its idle clients. node-postgres emits one when a
- * connection that sits unused in the pool dies (the server restarted, an administrator ran
- * `pg_terminate_backend`, a proxy closed it); with no listener, Node turns it into an uncaught
- * exception that ends the process. By the time the event fires the pool has already dropped that
- * client and opens a new connection for the next query, and a call that was running on the
- * connection rejects on its own (as a `StorageError`), so there is nothing left to do with the
- * event: the stores have no error hook to report it to, and the caller learns of lost connections
- * from the calls that fail.
- *
- * Always added to a pool the stores opened; added to a given pool only when it has no `'error'`
- * listener of its own, since the application may already log these.
+ * Keeps the `'error'` events a pool emits for its idle clients from ending the process (see
+ * driver-kit's `guardErrorEvents`): node-postgres emits one when a connection that sits unused in
+ * the pool dies, after it has already dropped that client; the next query opens a new connection,
+ * and a call that was running on it rejects on its own as a `StorageError`. Always added to a pool
+ * the stores opened; to a given pool only when it has no `'error'` listener of its own.
  */
 export function guardPool(pool: PostgresPool, owned: boolean): void {
-  if (!isErrorEmitter(pool)) return;
-  if (owned || pool.listenerCount('error') === 0) pool.on('error', ignoreIdleClientError);
-}
-
-function ignoreIdleClientError(): void {
-  // See guardPool: the pool already discarded the client; the next query reconnects.
+  guardErrorEvents(pool, owned);
 }
 
 /** Opens the configured pool, or takes the given one, and guards it against idle-client errors. */
@@ -189,9 +156,7 @@ const CONNECTION_LOST =
 function isConnectionLoss(code: unknown, message: string): boolean {
   if (typeof code === 'string') {
     if (code.startsWith('08') || /^57P0[123]$/u.test(code)) return true;
-    if (/^E(CONNREFUSED|CONNRESET|PIPE|TIMEDOUT|HOSTUNREACH|NETUNREACH|AI_AGAIN)$/u.test(code)) {
-      return true;
-    }
+    if (isSocketErrorCode(code)) return true;
   }
   return /Connection terminated|Client has encountered a connection error/u.test(message);
 }
@@ -242,7 +207,7 @@ export async function inTransaction<Result>(
   const onError = (error: unknown) => {
     broken ??= error instanceof Error ? error : new Error(String(error));
   };
-  const emitter = isErrorEmitter(client) ? client : undefined;
+  const emitter = isErrorEventEmitter(client) ? client : undefined;
   emitter?.on('error', onError);
   try {
     await client.query('BEGIN');

@@ -2,6 +2,7 @@ import type { Clock, HistoryStore, OffloadStore, ScopeField } from '@ctxmem/core
 import {
   generateCardId,
   generateMessageId,
+  type LeaseStore,
   safeIdGenerator,
   systemClock,
   validateRequiredScope,
@@ -17,6 +18,7 @@ import {
 import type { StoreContext } from './context.js';
 import { type MigrationResult, migrateSchema, schemaVersion } from './migrations.js';
 import { createPostgresHistoryStore } from './postgres-history-store.js';
+import { createPostgresLeases } from './postgres-leases.js';
 import { createPostgresMemoryStore, type PostgresMemoryStore } from './postgres-memory-store.js';
 import { createPostgresOffloadStore } from './postgres-offload-store.js';
 
@@ -48,6 +50,12 @@ export interface PostgresStores {
   history: HistoryStore;
   offload: OffloadStore;
   memory: PostgresMemoryStore;
+  /**
+   * Expiring claims on a job of a scope, shared by every instance (see driver-kit's `LeaseStore`):
+   * e.g. `tryAcquire(scope, 'compaction', 60_000)` before summarizing, so two instances
+   * compacting one session do not both call the summarizer.
+   */
+  leases: LeaseStore;
   /**
    * Creates or upgrades the tables (see `MIGRATIONS`). Run it once at deploy or start-up; it is
    * idempotent and safe to run from several processes at once.
@@ -103,6 +111,7 @@ export function createPostgresStores({
       safeIdGenerator(messageIds, 'generated message id'),
     ),
     offload: createPostgresOffloadStore(context),
+    leases: createPostgresLeases(context),
     memory: createPostgresMemoryStore(context, safeIdGenerator(cardIds, 'generated card id')),
     async migrate() {
       return migrateSchema(await connection(), schema, quotedSchema);

@@ -78,6 +78,32 @@ export const MIGRATIONS: readonly Migration[] = [
       `ALTER INDEX ${schema}.memory_cards_search SET (fastupdate = off)`,
     ],
   },
+  {
+    version: 3,
+    description: 'memory cards stamped with the scope revision that wrote them',
+    // Each process keeps the scope's cards indexed in memory and catches up by reading only the
+    // cards stamped after the revision it has (see `@ctxmem/core/driver-kit`'s synced cards), so an
+    // add neither reads nor merges against the whole scope. A removal cannot be replayed that way:
+    // it moves `reset_revision`, and caches older than it read the scope again.
+    statements: (schema) => [
+      `ALTER TABLE ${schema}.memory_cards ADD COLUMN revision bigint NOT NULL DEFAULT 0`,
+      `ALTER TABLE ${schema}.memory_scopes ADD COLUMN reset_revision bigint NOT NULL DEFAULT 0`,
+      `CREATE INDEX memory_cards_revision ON ${schema}.memory_cards (scope_key, revision)`,
+    ],
+  },
+  {
+    version: 4,
+    description: 'leases: expiring claims on a job of a scope',
+    statements: (schema) => [
+      `CREATE TABLE ${schema}.leases (
+        scope_key text NOT NULL,
+        name text NOT NULL,
+        holder text NOT NULL,
+        expires_at timestamptz NOT NULL,
+        PRIMARY KEY (scope_key, name)
+      )`,
+    ],
+  },
 ];
 
 /** The newest schema version this package knows. */

@@ -1,18 +1,25 @@
 import {
   InvalidArgumentError,
   type MemoryCard,
+  type MemoryCardDraft,
   type MemoryStore,
-  mergeCards,
   type Scope,
+  StorageError,
 } from '@ctxmem/core';
 import {
   assertCardIds,
   assertSafeId,
   cardNotFound,
   cardSearchText,
+  createKeyedQueue,
+  createSyncedCardCache,
   decodeCard,
   encodeCard,
   isoNow,
+  mergeSynced,
+  rollBack,
+  type SyncedCards,
+  type SyncedMerge,
   validateDrafts,
 } from '@ctxmem/core/driver-kit';
 import { inTransaction, type PostgresQueryable, withStorageErrors } from './connection.js';
@@ -38,33 +45,46 @@ export interface PostgresMemoryStore extends MemoryStore {
   searchKeywords(scope: Scope, query: string, k?: number): Promise<KeywordHit[]>;
 }
 
-/** Scopes whose parsed cards a store keeps in memory. */
-const CACHED_SCOPES = 1_000;
+/**
+ * How long, in ms, adds to a scope take its lock at once after an add met another writer: under
+ * contention an optimistic commit mostly loses, and costs a round trip before the lock anyway.
+ */
+const CONTENDED_MS = 1_000;
+/** Scopes remembered as contended. */
+const CONTENDED_SCOPES = 1_000;
+
+/** A stored card as a catch-up read returns it. */
+interface ChangedRow {
+  id: string;
+  card: string;
+  /** Whether it was written after the revision asked about (false: only asked for by id). */
+  changed: boolean;
+}
 
 /**
- * Memory cards in PostgreSQL. `add` is a read-modify-write in one transaction: it locks the
- * scope's row in `memory_scopes` (an upsert that also moves the scope's `revision`), reads the
- * scope's cards, merges the drafts with core's `mergeCards` (no model call, so the lock is held
- * for milliseconds), and writes the new and changed cards before committing. Writers of one
- * scope, in any process, run one after the other and never lose or duplicate a card; readers
- * never wait.
+ * Memory cards in PostgreSQL, one row per card, with a row per scope in `memory_scopes` holding
+ * the scope's revision: every committed add or remove moves it by one, and every card row carries
+ * the revision that last wrote it.
  *
- * Parsed cards are cached per scope with the revision they belong to: `list` asks for the
- * revision and gets the cards only when another writer changed them, and `add` skips reading
- * when its own cache is current, so neither parses every card of a large scope on every call.
+ * Each store keeps the scopes it uses indexed in memory (core's card index, see
+ * `@ctxmem/core/driver-kit`'s synced cards) and catches up by reading only the cards written after
+ * the revision it has. `add` merges the drafts into that index with core's rules (no model call)
+ * and commits with one statement that moves the scope's revision only if it is still the one the
+ * merge saw, writing the new and changed cards with it; when another writer got there first, it
+ * reads what changed, puts back what it touched, and merges again. So an add neither reads nor
+ * compares against the whole scope, writers of one scope in any process never lose or duplicate a
+ * card, the scope's row is locked only while that one statement runs, and readers never wait.
+ * `remove` moves the scope's reset revision: caches older than it read the scope again.
  */
 export function createPostgresMemoryStore(
   context: StoreContext,
   generateId: () => string,
 ): PostgresMemoryStore {
   const { schema } = context;
-  const cache = new Map<string, { revision: string; cards: readonly MemoryCard[] }>();
-
-  function remember(key: string, revision: string, cards: readonly MemoryCard[]): void {
-    cache.delete(key);
-    if (cache.size >= CACHED_SCOPES) cache.delete(cache.keys().next().value!);
-    cache.set(key, { revision, cards });
-  }
+  const cache = createSyncedCardCache();
+  // Calls of this process on one scope run one at a time: the cached cards hold an add's merge
+  // until it commits, which no other call may merge into or list.
+  const queued = createKeyedQueue();
 
   const copy = (card: MemoryCard): MemoryCard => ({
     ...card,
@@ -72,54 +92,197 @@ export function createPostgresMemoryStore(
     scope: { ...card.scope },
   });
 
-  const decodeRows = (rows: Array<{ id: string; card: string }>, key: string, scope: Scope) =>
-    rows.map((row) => decodeCard(row.card, scope, `memory card ${row.id} of ${key}`));
+  const decodeRow = (row: { id: string; card: string }, key: string, scope: Scope) =>
+    decodeCard(row.card, scope, `memory card ${row.id} of ${key}`);
 
-  /** Every card of the scope, from the cache when the stored revision still matches it. */
-  async function readCards(key: string, scope: Scope): Promise<readonly MemoryCard[]> {
-    const pool = await context.pool();
-    const cached = cache.get(key);
-    // One statement, so the revision and the cards come from one snapshot; the cards are only
-    // read (a one-time filter skips the scan) when the revision differs from the cached one.
-    const { rows } = await pool.query(
-      `SELECT revision::text AS revision, NULL::text AS id, NULL::text AS card, -1::bigint AS position
-       FROM ${schema}.memory_scopes WHERE scope_key = $1
+  /**
+   * The scope's revision and the cards written after `since` (every card when `since` is older
+   * than the scope's last removal, or -1), with the stored form of the cards `ids`, in stored
+   * order. One statement, so the revision and the cards come from one snapshot.
+   */
+  async function readChanges(
+    queryable: PostgresQueryable,
+    key: string,
+    since: number,
+    ids: readonly string[] = [],
+  ): Promise<{ revision: number; complete: boolean; rows: ChangedRow[] }> {
+    const { rows } = await queryable.query(
+      `WITH head AS (
+         SELECT revision,
+           CASE WHEN reset_revision > $2 OR revision < $2 THEN -1 ELSE $2 END AS since
+         FROM ${schema}.memory_scopes WHERE scope_key = $1
+       )
+       SELECT head.revision::text AS revision, head.since = -1 AS complete,
+         NULL::text AS id, NULL::text AS card, NULL::boolean AS changed, -1::bigint AS position
+       FROM head
        UNION ALL
-       SELECT NULL, card.id, card.card, card.position
-       FROM ${schema}.memory_cards AS card
-       WHERE card.scope_key = $1
-         AND (SELECT revision::text FROM ${schema}.memory_scopes WHERE scope_key = $1)
-           IS DISTINCT FROM $2::text
+       SELECT NULL, NULL, card.id, card.card, card.revision > head.since, card.position
+       FROM ${schema}.memory_cards AS card, head
+       WHERE card.scope_key = $1 AND (card.revision > head.since OR card.id = ANY($3::text[]))
        ORDER BY position`,
-      [key, cached?.revision ?? null],
+      [key, since, [...ids]],
     );
-    const first = rows[0] as { revision: string } | undefined;
-    if (!first) return [];
-    if (cached && cached.revision === first.revision) return cached.cards;
-    const cards = decodeRows(
-      (rows as Array<{ id: string | null; card: string }>).filter(
-        (row): row is { id: string; card: string } => row.id !== null,
-      ),
-      key,
-      scope,
-    );
-    remember(key, first.revision, cards);
-    return cards;
+    const first = rows[0] as { revision: string; complete: boolean } | undefined;
+    if (!first) return { revision: 0, complete: true, rows: [] };
+    return {
+      revision: Number(first.revision),
+      complete: first.complete,
+      rows: (rows as ChangedRow[]).slice(1),
+    };
   }
 
-  /** Locks the scope's row for this transaction and returns the revision before and after. */
-  async function lockScope(
-    client: PostgresQueryable,
+  /** The scope's synced cards, caught up with what other writers committed. */
+  async function synced(
+    queryable: PostgresQueryable,
     key: string,
-  ): Promise<{ previous: string; revision: string }> {
-    const { rows } = await client.query(
-      `INSERT INTO ${schema}.memory_scopes AS current (scope_key, revision) VALUES ($1, 1)
-       ON CONFLICT (scope_key) DO UPDATE SET revision = current.revision + 1
-       RETURNING revision::text AS revision`,
-      [key],
+    scope: Scope,
+  ): Promise<SyncedCards> {
+    const cached = cache.get(key);
+    const read = await readChanges(queryable, key, cached?.revision ?? -1);
+    return cache.update(key, {
+      revision: read.revision,
+      generation: '',
+      complete: read.complete,
+      cards: read.rows.map((row) => decodeRow(row, key, scope)),
+    });
+  }
+
+  /**
+   * Writes `cards` at the revision after `expected`, only if the scope is still at `expected`.
+   * Returns the new revision, or undefined when another writer moved the scope first.
+   */
+  async function commit(
+    queryable: PostgresQueryable,
+    key: string,
+    expected: number,
+    cards: readonly MemoryCard[],
+  ): Promise<number | undefined> {
+    const { rows } = await queryable.query(
+      `WITH bump AS (
+         INSERT INTO ${schema}.memory_scopes AS current (scope_key, revision) VALUES ($1, $2 + 1)
+         ON CONFLICT (scope_key) DO UPDATE SET revision = current.revision + 1
+           WHERE current.revision = $2
+         RETURNING revision
+       ), written AS (
+         INSERT INTO ${schema}.memory_cards AS target
+           (scope_key, id, card, superseded_by, search_text, search, revision)
+         SELECT $1, item.id, item.card, item.superseded_by, item.search_text,
+           item.search::tsvector, bump.revision
+         FROM bump CROSS JOIN
+           unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
+             WITH ORDINALITY AS item(id, card, superseded_by, search_text, search, ordinality)
+         ORDER BY item.ordinality
+         ON CONFLICT (scope_key, id) DO UPDATE SET card = excluded.card,
+           superseded_by = excluded.superseded_by, search_text = excluded.search_text,
+           search = excluded.search, revision = excluded.revision
+         RETURNING 1
+       )
+       SELECT bump.revision::text AS revision, (SELECT count(*) FROM written) AS written
+       FROM bump`,
+      [
+        key,
+        expected,
+        cards.map((card) => card.id),
+        cards.map(encodeCard),
+        cards.map((card) => card.supersededBy ?? null),
+        cards.map(cardSearchText),
+        cards.map((card) => keywordVector(cardSearchText(card))),
+      ],
     );
-    const revision = String(rows[0].revision);
-    return { previous: String(BigInt(revision) - 1n), revision };
+    const row = rows[0] as { revision: string } | undefined;
+    return row ? Number(row.revision) : undefined;
+  }
+
+  /** Scopes whose last add met another writer, until when: their adds take the lock at once. */
+  const contended = new Map<string, number>();
+
+  /** `add` once the calls before it on the scope are done. */
+  async function addQueued(
+    resolved: { key: string; scope: Scope },
+    drafts: readonly MemoryCardDraft[],
+  ): Promise<MemoryCard[]> {
+    const { key } = resolved;
+    return withStorageErrors(`add memory cards to ${key}`, async () => {
+      const pool = await context.pool();
+      const options = () => ({ scope: resolved.scope, now: isoNow(context.clock), generateId });
+      const cards = cache.get(key) ?? (await synced(pool, key, resolved.scope));
+      let merge: SyncedMerge | undefined;
+      if ((contended.get(key) ?? 0) < Date.now()) {
+        contended.delete(key);
+        // Optimistic: one statement that commits only if no other writer moved the scope.
+        merge = mergeSynced(cards.index, drafts, options());
+        if (merge.writes.length === 0) return merge.results.map(copy);
+        const revision = await forgetOnFailure(key, () =>
+          commit(pool, key, cards.revision, merge!.writes),
+        );
+        if (revision !== undefined) {
+          cards.revision = revision;
+          return merge.results.map(copy);
+        }
+        if (contended.size >= CONTENDED_SCOPES) contended.delete(contended.keys().next().value!);
+        contended.set(key, Date.now() + CONTENDED_MS);
+      }
+      // Another writer moved the scope first, or does so often: lock the scope's row, catch up,
+      // merge and commit under the lock. Retrying optimistically would mostly lose again.
+      const undone = merge;
+      return forgetOnFailure(key, () =>
+        inTransaction(pool, async (client) => {
+          await client.query(
+            `INSERT INTO ${schema}.memory_scopes AS current (scope_key, revision) VALUES ($1, 0)
+             ON CONFLICT (scope_key) DO UPDATE SET revision = current.revision`,
+            [key],
+          );
+          const written = undone?.writes.map((card) => card.id) ?? [];
+          const read = await readChanges(client, key, cards.revision, written);
+          const decoded = read.rows.map((row) => ({
+            row,
+            card: decodeRow(row, key, resolved.scope),
+          }));
+          if (undone) {
+            const touched = new Set(written);
+            rollBack(
+              cards.index,
+              undone.writes,
+              decoded.filter(({ row }) => touched.has(row.id)).map(({ card }) => card),
+            );
+          }
+          const current = cache.update(key, {
+            revision: read.revision,
+            generation: '',
+            complete: read.complete,
+            cards: decoded.filter(({ row }) => row.changed).map(({ card }) => card),
+          });
+          const locked = mergeSynced(current.index, drafts, options());
+          if (locked.writes.length === 0) return locked.results.map(copy);
+          const revision = await commit(client, key, current.revision, locked.writes);
+          if (revision === undefined) {
+            throw new StorageError({
+              message: `The revision of ${key} moved while its row was locked.`,
+              path: key,
+            });
+          }
+          current.revision = revision;
+          return locked.results.map(copy);
+        }),
+      );
+    });
+  }
+
+  /**
+   * Runs a write; when it fails, whether it committed is unknown (the connection may have dropped
+   * after COMMIT) and the cached cards may hold its merge: the scope is forgotten, so the next
+   * call reads it as stored.
+   */
+  async function forgetOnFailure<Result>(
+    key: string,
+    work: () => Promise<Result>,
+  ): Promise<Result> {
+    try {
+      return await work();
+    } catch (error) {
+      cache.delete(key);
+      throw error;
+    }
   }
 
   return {
@@ -127,76 +290,19 @@ export function createPostgresMemoryStore(
       const resolved = resolveScope(context, scope);
       if (validateDrafts(drafts).length === 0) return [];
       const { key } = resolved;
-      const { revision, cards, results } = await withStorageErrors(
-        `add memory cards to ${key}`,
-        async () =>
-          inTransaction(await context.pool(), async (client) => {
-            const lock = await lockScope(client, key);
-            const cached = cache.get(key);
-            let existing: readonly MemoryCard[];
-            if (cached?.revision === lock.previous) {
-              existing = cached.cards;
-            } else {
-              const { rows } = await client.query(
-                `SELECT id, card FROM ${schema}.memory_cards WHERE scope_key = $1 ORDER BY position`,
-                [key],
-              );
-              existing = decodeRows(rows, key, resolved.scope);
-            }
-            const result = mergeCards(existing, drafts, {
-              scope: resolved.scope,
-              now: isoNow(context.clock),
-              generateId,
-            });
-            // mergeCards returns the same objects for unchanged cards and new ones for changes.
-            const changed = result.cards.filter(
-              (card, position) => position < existing.length && card !== existing[position],
-            );
-            const added = result.cards.slice(existing.length);
-            const columns = (cards: MemoryCard[]) => [
-              cards.map((card) => card.id),
-              cards.map(encodeCard),
-              cards.map((card) => card.supersededBy ?? null),
-              cards.map(cardSearchText),
-              cards.map((card) => keywordVector(cardSearchText(card))),
-            ];
-            if (changed.length > 0) {
-              await client.query(
-                `UPDATE ${schema}.memory_cards AS target
-                 SET card = item.card, superseded_by = item.superseded_by,
-                   search_text = item.search_text, search = item.search::tsvector
-                 FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
-                   AS item(id, card, superseded_by, search_text, search)
-                 WHERE target.scope_key = $1 AND target.id = item.id`,
-                [key, ...columns(changed)],
-              );
-            }
-            if (added.length > 0) {
-              await client.query(
-                `INSERT INTO ${schema}.memory_cards
-                   (scope_key, id, card, superseded_by, search_text, search)
-                 SELECT $1, item.id, item.card, item.superseded_by, item.search_text,
-                   item.search::tsvector
-                 FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
-                   WITH ORDINALITY AS item(id, card, superseded_by, search_text, search, ordinality)
-                 ORDER BY item.ordinality`,
-                [key, ...columns(added)],
-              );
-            }
-            return { revision: lock.revision, cards: result.cards, results: result.results };
-          }),
-      );
-      // Only after the commit: a rolled-back merge must not become the cached truth.
-      remember(key, revision, cards);
-      return results.map(copy);
+      return queued(key, () => addQueued(resolved, drafts));
     },
 
     async list(scope, options) {
       const resolved = resolveScope(context, scope);
-      const cards = await withStorageErrors(`list memory cards of ${resolved.key}`, () =>
-        readCards(resolved.key, resolved.scope),
+      const cards = await queued(resolved.key, () =>
+        withStorageErrors(
+          `list memory cards of ${resolved.key}`,
+          async () => (await synced(await context.pool(), resolved.key, resolved.scope)).index,
+        ),
       );
       return cards
+        .cards()
         .filter((card) => options?.includeSuperseded === true || card.supersededBy === undefined)
         .map(copy);
     },
@@ -226,28 +332,34 @@ export function createPostgresMemoryStore(
       const { key } = resolveScope(context, scope);
       assertCardIds(ids);
       if (ids.length === 0) return;
-      const lock = await withStorageErrors(`remove memory cards of ${key}`, async () =>
-        inTransaction(await context.pool(), async (client) => {
-          // The same scope lock as `add`, so a merge never writes back a card removed meanwhile.
-          const locked = await lockScope(client, key);
-          await client.query(
-            `DELETE FROM ${schema}.memory_cards WHERE scope_key = $1 AND id = ANY($2::text[])`,
-            [key, [...ids]],
-          );
-          return locked;
+      await queued(key, () =>
+        withStorageErrors(`remove memory cards of ${key}`, async () => {
+          const revision = await inTransaction(await context.pool(), async (client) => {
+            // The scope's row lock, as `add` takes it, so a merge never writes back a card
+            // removed meanwhile; the reset revision makes every other process read the scope again.
+            const { rows } = await client.query(
+              `INSERT INTO ${schema}.memory_scopes AS current (scope_key, revision, reset_revision)
+               VALUES ($1, 1, 1)
+               ON CONFLICT (scope_key) DO UPDATE
+                 SET revision = current.revision + 1, reset_revision = current.revision + 1
+               RETURNING revision::text AS revision`,
+              [key],
+            );
+            await client.query(
+              `DELETE FROM ${schema}.memory_cards WHERE scope_key = $1 AND id = ANY($2::text[])`,
+              [key, [...ids]],
+            );
+            return Number(rows[0].revision);
+          });
+          const cached = cache.get(key);
+          if (cached?.revision === revision - 1) {
+            cached.index.remove(ids);
+            cached.revision = revision;
+          } else {
+            cache.delete(key);
+          }
         }),
       );
-      const cached = cache.get(key);
-      if (cached?.revision === lock.previous) {
-        const removed = new Set(ids);
-        remember(
-          key,
-          lock.revision,
-          cached.cards.filter((card) => !removed.has(card.id)),
-        );
-      } else {
-        cache.delete(key);
-      }
     },
 
     async searchKeywords(scope, query, k = 10) {

@@ -1,6 +1,7 @@
 import {
   testHistoryStore,
   testKeywordSearch,
+  testLeaseStore,
   testMemoryStore,
   testOffloadStore,
 } from '@ctxmem/core/test';
@@ -10,6 +11,7 @@ import {
   stopTestServices,
   testServices,
 } from '../../../test/setup/services.js';
+import { createPostgresStores } from './create-postgres-stores.js';
 import { openPglite, openPostgres, type TestDatabase } from './databases.test-support.js';
 
 const services = await testServices();
@@ -35,6 +37,13 @@ function conformance(name: string, open: () => Promise<TestDatabase>) {
         store: memory,
         searchKeywords: (scope, query, k) => memory.searchKeywords(scope, query, k),
       };
+    });
+    testLeaseStore(name, async () => {
+      // Two instances: two sets of stores on one schema.
+      const schema = database.uniqueSchema();
+      const first = createPostgresStores({ pool: database.pool, schema });
+      await first.migrate();
+      return [first.leases, createPostgresStores({ pool: database.pool, schema }).leases] as const;
     });
   });
 }

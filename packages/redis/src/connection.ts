@@ -1,5 +1,11 @@
 import { createHash } from 'node:crypto';
 import { CtxmemError, InvalidArgumentError, StorageError } from '@ctxmem/core';
+import {
+  exponentialBackoff,
+  guardErrorEvents,
+  isSocketErrorCode,
+  loadPeerDependency,
+} from '@ctxmem/core/driver-kit';
 
 /**
  * The one method of a Redis client the stores use. A node-redis v5 or v6 client (`createClient()`)
@@ -26,32 +32,20 @@ interface ClientOptions {
 type RedisModule = { createClient: (options: ClientOptions) => OwnedClient };
 
 /**
- * Loads `redis` on first use, so that importing this package costs nothing and a missing peer
- * dependency is a clear message rather than a resolution error at import time.
+ * Loads `redis` on first use (see driver-kit's `loadPeerDependency`): importing this package costs
+ * nothing, and a missing `redis` is a `StorageError` saying to install it.
  */
 export async function loadRedis(
   importer: () => Promise<unknown> = () => import('redis'),
 ): Promise<RedisModule> {
-  let loaded: unknown;
-  try {
-    loaded = await importer();
-  } catch (error) {
-    throw new StorageError({
-      message:
-        'The Redis stores need the "redis" package (node-redis), which is not installed. Install it next to @ctxmem/redis: `npm install redis` (or pnpm add redis / yarn add redis).',
-      path: undefined,
-      cause: error,
-    });
-  }
-  const module = loaded as Partial<RedisModule> & { default?: Partial<RedisModule> };
-  const createClient = module.createClient ?? module.default?.createClient;
-  if (typeof createClient !== 'function') {
-    throw new StorageError({
-      message:
-        'The installed "redis" package has no createClient export; install redis 5 or later.',
-      path: undefined,
-    });
-  }
+  const createClient = await loadPeerDependency<RedisModule['createClient']>(importer, {
+    name: 'redis',
+    driver: '@ctxmem/redis',
+    stores: 'Redis',
+    exportName: 'createClient',
+    minimum: 'redis 5',
+    description: 'node-redis',
+  });
   return { createClient };
 }
 
@@ -90,36 +84,21 @@ export function assertConnectionOptions({ client, url }: RedisConnectionOptions)
   }
 }
 
-/** The EventEmitter side of a node-redis client, which `RedisCommandClient` leaves out. */
-interface ErrorEmitter {
-  on(event: 'error', listener: (error: unknown) => void): unknown;
-  listenerCount(event: 'error'): number;
-}
-
-function isErrorEmitter(value: unknown): value is ErrorEmitter {
-  const candidate = value as Partial<ErrorEmitter> | null;
-  return typeof candidate?.on === 'function' && typeof candidate.listenerCount === 'function';
-}
-
 /**
- * Ignores a client's `'error'` events. node-redis emits one for every socket error (the server
- * restarted, `CLIENT KILL`, a proxy closed the connection, each failed reconnection attempt);
- * with no listener, Node turns it into an uncaught exception that ends the process. The client
- * reconnects by itself, and every command the error affects rejects on its own, reaching the
- * caller as a `StorageError`, so there is nothing left to do with the event: the stores have no
- * error hook to report it to, and the caller learns of lost connections from the calls that fail.
- *
- * Always added to a client the stores opened; added to a given client only when it has no
- * `'error'` listener of its own, since the application may already log these.
+ * Keeps a client's `'error'` events from ending the process (see driver-kit's
+ * `guardErrorEvents`): node-redis emits one for every socket error and every failed reconnection
+ * attempt; the client reconnects by itself, and every command the error affects rejects on its
+ * own as a `StorageError`. Always added to a client the stores opened; to a given client only when
+ * it has no `'error'` listener of its own.
  */
 export function guardClient(client: unknown, owned: boolean): void {
-  if (!isErrorEmitter(client)) return;
-  if (owned || client.listenerCount('error') === 0) client.on('error', ignoreClientError);
+  guardErrorEvents(client, owned);
 }
 
-function ignoreClientError(): void {
-  // See guardClient: the affected commands reject by themselves; the client reconnects.
-}
+/** Delay before each reconnection attempt once connected: 50, 100, 200 … capped at 2 s. */
+const reconnectDelay = exponentialBackoff({ initialMs: 50, maxMs: 2_000 });
+/** Attempts to reach the server at start before `connect` fails. */
+const CONNECT_ATTEMPTS = 3;
 
 /** Takes the given client, or opens one from the URL, and guards it against error events. */
 export async function resolveClient(options: RedisConnectionOptions): Promise<ResolvedClient> {
@@ -139,7 +118,11 @@ export async function resolveClient(options: RedisConnectionOptions): Promise<Re
       // A server that cannot be reached at start is an error after a few tries (node-redis would
       // retry forever); one that goes away later is waited for, as for a restart.
       reconnectStrategy: (retries, cause) =>
-        connected ? Math.min(50 * 2 ** retries, 2000) : retries >= 3 ? cause : 100 * (retries + 1),
+        connected
+          ? reconnectDelay(retries)
+          : retries >= CONNECT_ATTEMPTS
+            ? cause
+            : 100 * (retries + 1),
     },
   });
   guardClient(client, true);
@@ -172,13 +155,7 @@ const CONNECTION_LOST =
  * version), or a socket error code.
  */
 function isConnectionLoss(error: unknown, message: string): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (
-    typeof code === 'string' &&
-    /^E(CONNREFUSED|CONNRESET|PIPE|TIMEDOUT|HOSTUNREACH|NETUNREACH|AI_AGAIN)$/u.test(code)
-  ) {
-    return true;
-  }
+  if (isSocketErrorCode((error as { code?: unknown } | null)?.code)) return true;
   return /^(Socket closed unexpectedly|The client is offline|Connection timeout)$/u.test(message);
 }
 

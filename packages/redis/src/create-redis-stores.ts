@@ -2,6 +2,7 @@ import type { Clock, HistoryStore, MemoryStore, OffloadStore, ScopeField } from 
 import {
   generateCardId,
   generateMessageId,
+  type LeaseStore,
   safeIdGenerator,
   systemClock,
   validateRequiredScope,
@@ -14,6 +15,7 @@ import {
 } from './connection.js';
 import { checkPrefix, type RedisTtl, resolveTtl, type StoreContext } from './context.js';
 import { createRedisHistoryStore } from './redis-history-store.js';
+import { createRedisLeases } from './redis-leases.js';
 import { createRedisMemoryStore } from './redis-memory-store.js';
 import { createRedisOffloadStore } from './redis-offload-store.js';
 
@@ -61,6 +63,12 @@ export interface RedisStores {
   history: HistoryStore;
   offload: OffloadStore;
   memory: MemoryStore;
+  /**
+   * Expiring claims on a job of a scope, shared by every instance (see driver-kit's `LeaseStore`):
+   * e.g. `tryAcquire(scope, 'compaction', 60_000)` before summarizing, so two instances
+   * compacting one session do not both call the summarizer.
+   */
+  leases: LeaseStore;
   /** Closes the client when this call opened it from `url`; a given client is left open. */
   close(): Promise<void>;
 }
@@ -110,6 +118,7 @@ export function createRedisStores({
   return {
     history: createRedisHistoryStore(context, safeIdGenerator(messageIds, 'generated message id')),
     offload: createRedisOffloadStore(context),
+    leases: createRedisLeases(context),
     memory: createRedisMemoryStore(context, safeIdGenerator(cardIds, 'generated card id')),
     async close() {
       if (closed || !opened) return;

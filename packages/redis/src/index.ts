@@ -1,3 +1,4 @@
+export type { Lease, LeaseStore } from '@ctxmem/core/driver-kit';
 export {
   loadRedis,
   type RedisCommandClient,

@@ -1,149 +1,210 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  type MemoryCard,
-  type MemoryStore,
-  mergeCards,
-  type Scope,
-  StorageError,
-} from '@ctxmem/core';
+import { type MemoryCard, type MemoryStore, type Scope, StorageError } from '@ctxmem/core';
 import {
   assertCardIds,
   assertSafeId,
-  cardFromValue,
   cardNotFound,
-  corrupt,
+  createKeyedQueue,
+  createSyncedCardCache,
+  decodeCard,
   encodeCard,
   isoNow,
+  mergeSynced,
+  rollBack,
+  type SyncedCards,
   validateDrafts,
 } from '@ctxmem/core/driver-kit';
 import { luaScript, type RedisCommandClient, runScript, withStorageErrors } from './connection.js';
 import { resolveScope, type StoreContext } from './context.js';
 
 /**
- * KEYS: cards hash, meta hash. ARGV: the revision the caller has cached ('' for none). Returns
- * revision, next position, then id, value, id, value, ... — without the cards when the revision
- * is the cached one.
+ * Lua shared by the scripts below: `changes(since_generation, since, first_asked, step)` returns
+ * generation, revision, whether the cards are all of them (the caller's generation differs or is
+ * older than the last removal), the number of changed cards, then id, card, position for each
+ * changed card (written after `since`, or all) and for every `step`th ARGV from `first_asked`
+ * on, taken as an id (card and position false when absent).
  */
-const READ_ALL = luaScript(`
-local meta = redis.call('HMGET', KEYS[2], 'revision', 'next')
-local result = {meta[1] or '0', meta[2] or '0'}
-if result[1] == ARGV[1] then return result end
-local cards = redis.call('HGETALL', KEYS[1])
-for _, value in ipairs(cards) do result[#result + 1] = value end
-return result
+const CHANGES_LUA = `
+local function changes(since_generation, since, first_asked, step)
+  local meta = redis.call('HMGET', KEYS[2], 'generation', 'revision', 'reset')
+  local generation = meta[1] or ''
+  local revision = tonumber(meta[2] or '0')
+  local complete = 0
+  if generation ~= since_generation or tonumber(meta[3] or '0') > since or revision < since then
+    complete = 1
+  end
+  local ids
+  if complete == 1 then
+    ids = redis.call('ZRANGE', KEYS[3], 0, -1)
+  else
+    ids = redis.call('ZRANGEBYSCORE', KEYS[4], '(' .. since, '+inf')
+  end
+  local result = {generation, revision, complete, #ids}
+  local function push(id)
+    result[#result + 1] = id
+    result[#result + 1] = redis.call('HGET', KEYS[1], id)
+    result[#result + 1] = redis.call('ZSCORE', KEYS[3], id)
+  end
+  for _, id in ipairs(ids) do push(id) end
+  for i = first_asked, #ARGV, step do push(ARGV[i]) end
+  return result
+end
+`;
+
+/**
+ * KEYS: cards, meta, order, changes. ARGV: the generation and revision the caller has, then ids
+ * whose stored form it also wants. Returns what `changes` returns.
+ */
+const READ_CHANGES = luaScript(`${CHANGES_LUA}
+return changes(ARGV[1], tonumber(ARGV[2]), 3, 1)
 `);
 
 /**
- * KEYS: cards hash, meta hash. ARGV: expected revision, new revision, next position, ttl, then
- * id, value pairs. Writes the cards only if nobody wrote the scope since it was read
- * (compare-and-set on the revision); returns 1 when written, 0 when the caller must read again
- * and retry. Revisions are random tokens, not counters, so a scope that expired or was deleted and
- * written again can never match a revision cached before.
+ * KEYS: cards, meta, order, changes. ARGV: expected generation, expected revision, the generation
+ * to give a scope stored for the first time, ttl, then id, card pairs. Writes the cards only if
+ * the scope is still at the expected generation and revision (compare-and-set), stamping them with
+ * the next revision and giving new ones the next positions; returns {1, generation, revision}
+ * when written, or {0, changes} when the caller must catch up and merge again: what changed since
+ * the expected revision and the stored form of the cards it tried to write, so a conflict costs
+ * no second round trip.
  */
-const COMMIT = luaScript(`
-if (redis.call('HGET', KEYS[2], 'revision') or '0') ~= ARGV[1] then return 0 end
-for i = 5, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
-redis.call('HSET', KEYS[2], 'revision', ARGV[2], 'next', ARGV[3])
+const COMMIT = luaScript(`${CHANGES_LUA}
+local meta = redis.call('HMGET', KEYS[2], 'generation', 'revision', 'next')
+local generation = meta[1] or ''
+if generation ~= ARGV[1] or tonumber(meta[2] or '0') ~= tonumber(ARGV[2]) then
+  return {0, changes(ARGV[1], tonumber(ARGV[2]), 5, 2)}
+end
+if generation == '' then generation = ARGV[3] end
+local revision = tonumber(ARGV[2]) + 1
+local next = tonumber(meta[3] or '0')
+for i = 5, #ARGV, 2 do
+  local id = ARGV[i]
+  redis.call('HSET', KEYS[1], id, ARGV[i + 1])
+  if not redis.call('ZSCORE', KEYS[3], id) then
+    redis.call('ZADD', KEYS[3], next, id)
+    next = next + 1
+  end
+  redis.call('ZADD', KEYS[4], revision, id)
+end
+redis.call('HSET', KEYS[2], 'generation', generation, 'revision', revision, 'next', next)
 local ttl = tonumber(ARGV[4])
 if ttl > 0 then
-  redis.call('EXPIRE', KEYS[1], ttl)
-  redis.call('EXPIRE', KEYS[2], ttl)
+  for _, key in ipairs(KEYS) do redis.call('EXPIRE', key, ttl) end
 end
-return 1
+return {1, generation, revision}
 `);
 
-/** KEYS: cards hash, meta hash. ARGV: new revision, ids. Removes them; returns the old revision. */
+/**
+ * KEYS: cards, meta, order, changes. ARGV: ids. Removes them and moves the revision and the reset
+ * revision (other processes read the scope again); returns {generation, revision}.
+ */
 const REMOVE = luaScript(`
-local previous = redis.call('HGET', KEYS[2], 'revision') or '0'
-for i = 2, #ARGV do redis.call('HDEL', KEYS[1], ARGV[i]) end
-redis.call('HSET', KEYS[2], 'revision', ARGV[1])
-return previous
+local meta = redis.call('HMGET', KEYS[2], 'generation', 'revision')
+if not meta[1] then return {'', 0} end
+local revision = tonumber(meta[2] or '0') + 1
+for i = 1, #ARGV do
+  redis.call('HDEL', KEYS[1], ARGV[i])
+  redis.call('ZREM', KEYS[3], ARGV[i])
+  redis.call('ZREM', KEYS[4], ARGV[i])
+end
+redis.call('HSET', KEYS[2], 'revision', revision, 'reset', revision)
+return {meta[1], revision}
 `);
 
-/** Scopes whose parsed cards a store keeps in memory. */
-const CACHED_SCOPES = 1_000;
+/** Longest pause after a lost commit, ms. */
+const CONFLICT_PAUSE_MS = 20;
 
 /** Attempts of one `add` before it gives up under contention from other processes. */
 const MAX_ATTEMPTS = 100;
 
-interface StoredCard {
-  position: number;
-  card: MemoryCard;
+interface ReadChanges {
+  generation: string;
+  revision: number;
+  complete: boolean;
+  /** Written after the revision asked about (or all), in stored order. */
+  changed: MemoryCard[];
+  /** The stored form of the ids asked for; absent ones left out. */
+  asked: MemoryCard[];
 }
 
 /**
- * Memory cards in Redis: a hash per scope (card id → card and its insertion position) and a small
- * meta hash (revision, next position). `add` is optimistic: it reads the cards and the revision,
- * merges the drafts with core's `mergeCards`, and commits with a script that writes only if the
- * revision is unchanged, reading again and retrying otherwise, so two writers never lose a card.
- * Within one process, adds to one scope also queue behind each other, so retries only happen
- * between processes. Parsed cards are cached per scope with their revision: a read sends the
- * cached revision and gets the cards back only when another writer changed them.
+ * Memory cards in Redis: per scope, a hash of cards (id → card), a sorted set of their positions
+ * (insertion order), a sorted set of the revision that last wrote each card, and a meta hash
+ * (generation, revision, reset revision, next position).
+ *
+ * Each store keeps the scopes it uses indexed in memory (core's card index, see
+ * `@ctxmem/core/driver-kit`'s synced cards) and catches up by reading only the cards written after
+ * the revision it has. `add` merges the drafts into that index with core's rules and commits with
+ * a script that writes only if the scope is still at that revision; when another process got there
+ * first, the same kind of script returns what changed and the stored form of what the merge
+ * touched, the merge is undone and run again. So an add neither reads nor compares against the
+ * whole scope, and two writers never lose a card. Within one process, calls on one scope queue
+ * behind each other, so conflicts only happen between processes. The generation is a random token
+ * given when a scope is first stored: a scope that expired or was deleted and stored again is
+ * never mistaken for the one a cache holds.
  */
 export function createRedisMemoryStore(
   context: StoreContext,
   generateId: () => string,
 ): MemoryStore {
-  const keys = (base: string) => ({ cards: `${base}:cards`, meta: `${base}:cards-meta` });
-  const queues = new Map<string, Promise<unknown>>();
-  const cache = new Map<string, { revision: string; next: number; cards: readonly StoredCard[] }>();
+  const keys = (base: string) => [
+    `${base}:cards`,
+    `${base}:cards-meta`,
+    `${base}:cards-order`,
+    `${base}:cards-changes`,
+  ];
+  const queued = createKeyedQueue();
+  const cache = createSyncedCardCache();
 
-  function remember(key: string, revision: string, next: number, cards: readonly StoredCard[]) {
-    cache.delete(key);
-    if (cache.size >= CACHED_SCOPES) cache.delete(cache.keys().next().value!);
-    cache.set(key, { revision, next, cards });
-  }
+  const parse = (value: string, scope: Scope, where: string): MemoryCard =>
+    decodeCard(value, scope, where);
 
-  /** Runs `work` after every earlier `add`/`remove` of the same scope in this process. */
-  function queued<Result>(key: string, work: () => Promise<Result>): Promise<Result> {
-    const previous = queues.get(key) ?? Promise.resolve();
-    const next = previous.then(work, work);
-    const settled = next.catch(() => undefined);
-    queues.set(key, settled);
-    settled.then(() => {
-      if (queues.get(key) === settled) queues.delete(key);
-    });
-    return next;
-  }
-
-  function parse(value: string, scope: Scope, where: string): StoredCard {
-    let parsed: { position?: unknown; card?: unknown };
-    try {
-      parsed = JSON.parse(value) as typeof parsed;
-    } catch (error) {
-      throw corrupt(where, error);
-    }
-    if (typeof parsed?.position !== 'number') throw corrupt(where);
-    return { position: parsed.position, card: cardFromValue(parsed.card, scope, where) };
-  }
-
-  async function readAll(
+  async function readChanges(
     client: RedisCommandClient,
     base: string,
     key: string,
     scope: Scope,
-  ): Promise<{ revision: string; next: number; cards: readonly StoredCard[] }> {
-    const { cards, meta } = keys(base);
-    const cached = cache.get(key);
-    const reply = (await runScript(
-      client,
-      READ_ALL,
-      [cards, meta],
-      [cached?.revision ?? ''],
-    )) as string[];
-    const revision = String(reply[0]);
-    if (cached && cached.revision === revision) return cached;
-    const stored: StoredCard[] = [];
-    for (let position = 2; position < reply.length; position += 2) {
-      stored.push(
-        parse(String(reply[position + 1]), scope, `memory card ${reply[position]} of ${key}`),
-      );
+    cached: SyncedCards | undefined,
+  ): Promise<ReadChanges> {
+    const reply = (await runScript(client, READ_CHANGES, keys(base), [
+      cached?.generation ?? '',
+      cached ? cached.revision : -1,
+    ])) as unknown[];
+    return parseChanges(reply, key, scope);
+  }
+
+  /** Reads what the `changes` Lua function returned. */
+  function parseChanges(reply: unknown[], key: string, scope: Scope): ReadChanges {
+    const changedCount = Number(reply[3]);
+    const entries: Array<{ card: MemoryCard; position: number }> = [];
+    const asked: MemoryCard[] = [];
+    for (let offset = 4, entry = 0; offset < reply.length; offset += 3, entry++) {
+      const id = String(reply[offset]);
+      const value = reply[offset + 1];
+      if (value === null || value === undefined || value === false) continue;
+      const card = parse(String(value), scope, `memory card ${id} of ${key}`);
+      if (entry < changedCount) entries.push({ card, position: Number(reply[offset + 2]) });
+      else asked.push(card);
     }
-    stored.sort((left, right) => left.position - right.position);
-    const read = { revision, next: Number(reply[1]), cards: stored };
-    remember(key, read.revision, read.next, read.cards);
-    return read;
+    entries.sort((left, right) => left.position - right.position);
+    return {
+      generation: String(reply[0] ?? ''),
+      revision: Number(reply[1]),
+      complete: Number(reply[2]) === 1,
+      changed: entries.map((entry) => entry.card),
+      asked,
+    };
+  }
+
+  async function synced(
+    client: RedisCommandClient,
+    base: string,
+    key: string,
+    scope: Scope,
+  ): Promise<SyncedCards> {
+    const read = await readChanges(client, base, key, scope, cache.get(key));
+    return cache.update(key, { ...read, cards: read.changed });
   }
 
   const copy = (card: MemoryCard): MemoryCard => ({
@@ -160,41 +221,41 @@ export function createRedisMemoryStore(
       return queued(key, () =>
         withStorageErrors(`add memory cards to ${key}`, async () => {
           const client = await context.client();
+          let cards = cache.get(key) ?? (await synced(client, base, key, resolved.scope));
           for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-            const read = await readAll(client, base, key, resolved.scope);
-            const existing = read.cards.map((stored) => stored.card);
-            const result = mergeCards(existing, drafts, {
+            const merge = mergeSynced(cards.index, drafts, {
               scope: resolved.scope,
               now: isoNow(context.clock),
               generateId,
             });
-            if (!result.changed) return result.results.map(copy);
-            const writes: string[] = [];
-            const storedCards: StoredCard[] = [];
-            result.cards.forEach((card, position) => {
-              const storedPosition =
-                position < existing.length
-                  ? read.cards[position]!.position
-                  : read.next + position - existing.length;
-              storedCards.push({ position: storedPosition, card });
-              if (position < existing.length && card === existing[position]) return;
-              writes.push(card.id, `{"position":${storedPosition},"card":${encodeCard(card)}}`);
-            });
-            const next = read.next + result.cards.length - existing.length;
-            const { cards, meta } = keys(base);
-            const revision = randomUUID();
-            const committed = await runScript(
-              client,
-              COMMIT,
-              [cards, meta],
-              [read.revision, revision, next, context.ttl.memory, ...writes],
-            );
-            if (Number(committed) === 1) {
-              remember(key, revision, next, storedCards);
-              return result.results.map(copy);
+            if (merge.writes.length === 0) return merge.results.map(copy);
+            let reply: unknown[];
+            try {
+              reply = (await runScript(client, COMMIT, keys(base), [
+                cards.generation,
+                cards.revision,
+                randomUUID(),
+                context.ttl.memory,
+                ...merge.writes.flatMap((card) => [card.id, encodeCard(card)]),
+              ])) as unknown[];
+            } catch (error) {
+              // Whether the script ran is unknown (the connection may have dropped after it):
+              // forget the scope, so the next call reads it as stored.
+              cache.delete(key);
+              throw error;
             }
-            // Another process wrote this scope since the read: back off briefly and merge again.
-            await sleep(Math.random() * Math.min(50, 2 * attempt));
+            if (Number(reply[0]) === 1) {
+              cards.generation = String(reply[1]);
+              cards.revision = Number(reply[2]);
+              return merge.results.map(copy);
+            }
+            // Another process wrote this scope first: undo the merge, catch up, merge again.
+            const read = parseChanges(reply[1] as unknown[], key, resolved.scope);
+            rollBack(cards.index, merge.writes, read.asked);
+            cards = cache.update(key, { ...read, cards: read.changed });
+            // Writers that lost together would otherwise all try again together: a short random
+            // pause, longer after each loss, lets one of them through at a time.
+            await sleep(Math.random() * Math.min(CONFLICT_PAUSE_MS, attempt));
           }
           throw new StorageError({
             message: `Gave up adding memory cards to ${key} after ${MAX_ATTEMPTS} attempts: other writers kept changing the scope.`,
@@ -206,14 +267,17 @@ export function createRedisMemoryStore(
 
     async list(scope, options) {
       const resolved = resolveScope(context, scope);
-      return withStorageErrors(`list memory cards of ${resolved.key}`, async () => {
-        const client = await context.client();
-        const { cards } = await readAll(client, resolved.base, resolved.key, resolved.scope);
-        return cards
-          .map((stored) => stored.card)
-          .filter((card) => options?.includeSuperseded === true || card.supersededBy === undefined)
-          .map(copy);
-      });
+      // Queued behind this process's adds: the cached cards hold an add's merge until it commits.
+      const index = await queued(resolved.key, () =>
+        withStorageErrors(`list memory cards of ${resolved.key}`, async () => {
+          const client = await context.client();
+          return (await synced(client, resolved.base, resolved.key, resolved.scope)).index;
+        }),
+      );
+      return index
+        .cards()
+        .filter((card) => options?.includeSuperseded === true || card.supersededBy === undefined)
+        .map(copy);
     },
 
     async get(scope, id) {
@@ -223,36 +287,29 @@ export function createRedisMemoryStore(
         `read memory card ${id} of ${resolved.key}`,
         async () => {
           const client = await context.client();
-          return (await client.sendCommand(['HGET', keys(resolved.base).cards, id])) as
-            | string
-            | null;
+          return (await client.sendCommand(['HGET', keys(resolved.base)[0]!, id])) as string | null;
         },
       );
       if (value === null || value === undefined) throw cardNotFound(id);
-      return parse(value, resolved.scope, `memory card ${id} of ${resolved.key}`).card;
+      return parse(value, resolved.scope, `memory card ${id} of ${resolved.key}`);
     },
 
     async remove(scope, ids) {
       const { base, key } = resolveScope(context, scope);
       assertCardIds(ids);
       if (ids.length === 0) return;
-      const { cards, meta } = keys(base);
       await queued(key, () =>
         withStorageErrors(`remove memory cards of ${key}`, async () => {
           const client = await context.client();
-          const revision = randomUUID();
-          const previous = String(
-            await runScript(client, REMOVE, [cards, meta], [revision, ...new Set(ids)]),
-          );
+          const reply = (await runScript(client, REMOVE, keys(base), [
+            ...new Set(ids),
+          ])) as unknown[];
+          const generation = String(reply[0] ?? '');
+          const revision = Number(reply[1]);
           const cached = cache.get(key);
-          if (cached?.revision === previous) {
-            const removed = new Set(ids);
-            remember(
-              key,
-              revision,
-              cached.next,
-              cached.cards.filter((stored) => !removed.has(stored.card.id)),
-            );
+          if (cached && cached.generation === generation && cached.revision === revision - 1) {
+            cached.index.remove(ids);
+            cached.revision = revision;
           } else {
             cache.delete(key);
           }

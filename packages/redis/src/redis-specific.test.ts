@@ -142,7 +142,9 @@ if (services.redisUrl) {
       expect(keys).toEqual(
         [
           `${tag}:cards`,
+          `${tag}:cards-changes`,
           `${tag}:cards-meta`,
+          `${tag}:cards-order`,
           `${tag}:history`,
           `${tag}:offload:${id}`,
           `${tag}:state`,
@@ -174,7 +176,9 @@ if (services.redisUrl) {
       }
       expect(await ttlOf(`${tag}:offload:${id}`)).toBeGreaterThan(190);
       expect(await ttlOf(`${tag}:cards`)).toBeGreaterThan(290);
-      expect(await ttlOf(`${tag}:cards-meta`)).toBeGreaterThan(290);
+      for (const suffix of ['cards-meta', 'cards-order', 'cards-changes']) {
+        expect(await ttlOf(`${tag}:${suffix}`), suffix).toBeGreaterThan(290);
+      }
 
       // One number applies to everything.
       const all = createRedisStores({

@@ -1,6 +1,7 @@
 import {
   testHistoryStore,
   testKeywordSearch,
+  testLeaseStore,
   testMemoryStore,
   testOffloadStore,
 } from '@ctxmem/core/test';
@@ -10,6 +11,7 @@ import {
   stopTestServices,
   testServices,
 } from '../../../test/setup/services.js';
+import { createRedisStores } from './create-redis-stores.js';
 import { openRedis, type TestRedis } from './redis.test-support.js';
 
 const services = await testServices();
@@ -31,6 +33,14 @@ if (services.redisUrl) {
     // Redis has no keyword search of its own: core's BM25 over `list` must find what it finds
     // over the file store.
     testKeywordSearch('Redis', (options) => ({ store: redis.stores(options).memory }));
+    testLeaseStore('Redis', async () => {
+      // Two instances: two sets of stores under one prefix.
+      const prefix = redis.uniquePrefix();
+      return [
+        createRedisStores({ client: redis.client, prefix }).leases,
+        createRedisStores({ client: redis.client, prefix }).leases,
+      ] as const;
+    });
   });
 } else {
   const reason = missingServerMessage('Redis', services.problems);

@@ -31,6 +31,12 @@ export {
   withStorageErrors,
   writeFileAtomic,
 } from '../storage/index.js';
+export { type BackoffOptions, exponentialBackoff } from './backoff.js';
+export { isSocketErrorCode } from './connection-loss.js';
+export { type ErrorEventEmitter, guardErrorEvents, isErrorEventEmitter } from './error-events.js';
+export { createKeyedQueue, type KeyedQueue } from './keyed-queue.js';
+export { assertLease, type Lease, type LeaseStore, MAX_LEASE_MS } from './lease.js';
+export { loadPeerDependency, type PeerDependency } from './peer-dependency.js';
 export {
   assertCardIds,
   assertExpectedVersion,
@@ -53,3 +59,13 @@ export {
   prepareMessages,
   safeIdGenerator,
 } from './records.js';
+export {
+  createSyncedCardCache,
+  mergeSynced,
+  rollBack,
+  type ScopeChanges,
+  SYNCED_SCOPES,
+  type SyncedCardCache,
+  type SyncedCards,
+  type SyncedMerge,
+} from './synced-cards.js';

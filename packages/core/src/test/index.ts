@@ -36,6 +36,7 @@ export {
   type NativeKeywordSearch,
   testKeywordSearch,
 } from './keyword-search-suite.js';
+export { testLeaseStore } from './lease-suite.js';
 export {
   type CreateMemoryIndex,
   type MemoryIndexSuiteOptions,

@@ -1,0 +1,46 @@
+import { StorageError } from '../errors/index.js';
+
+export interface PeerDependency {
+  /** The npm package, as the user installs it: `pg`, `redis`. */
+  name: string;
+  /** The driver package that needs it, for the message: `@ctxmem/postgres`. */
+  driver: string;
+  /** What the driver's stores are called in the message: `PostgreSQL`. */
+  stores: string;
+  /** The export the driver uses, looked for on the module and on its default export. */
+  exportName: string;
+  /** The oldest major version that has that export, for the message: `pg 8`. */
+  minimum: string;
+  /** What the package is, when its name does not say: `node-redis`. @default undefined */
+  description?: string;
+}
+
+/**
+ * Loads a driver's optional peer dependency on first use, so that importing the driver costs
+ * nothing and a missing package is a `StorageError` saying what to install, rather than a
+ * resolution error at import time. Returns the named export (a function or class).
+ */
+export async function loadPeerDependency<Export>(
+  importer: () => Promise<unknown>,
+  { name, driver, stores, exportName, minimum, description }: PeerDependency,
+): Promise<Export> {
+  let loaded: unknown;
+  try {
+    loaded = await importer();
+  } catch (error) {
+    throw new StorageError({
+      message: `The ${stores} stores need the "${name}" package${description ? ` (${description})` : ''}, which is not installed. Install it next to ${driver}: \`npm install ${name}\` (or pnpm add ${name} / yarn add ${name}).`,
+      path: undefined,
+      cause: error,
+    });
+  }
+  const module = loaded as Record<string, unknown> & { default?: Record<string, unknown> };
+  const found = module[exportName] ?? module.default?.[exportName];
+  if (typeof found !== 'function') {
+    throw new StorageError({
+      message: `The installed "${name}" package has no ${exportName} export; install ${minimum} or later.`,
+      path: undefined,
+    });
+  }
+  return found as Export;
+}
