@@ -34,6 +34,8 @@ const manager = createContextManager({
   contextWindow: CONTEXT_WINDOW,
   historyStore: stores.history,
   offloadStore: stores.offload,
+  // One summarizer call per compaction even when two instances serve the session at once.
+  leases: stores.leases,
 });
 
 const server = createServer(async (request, response) => {

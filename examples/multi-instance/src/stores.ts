@@ -1,4 +1,4 @@
-import type { HistoryStore, MemoryStore, OffloadStore } from '@ctxmem/core';
+import type { HistoryStore, LeaseStore, MemoryStore, OffloadStore } from '@ctxmem/core';
 import { createPostgresStores } from '@ctxmem/postgres';
 import { createRedisStores } from '@ctxmem/redis';
 
@@ -9,6 +9,7 @@ export interface SharedStores {
   history: HistoryStore;
   offload: OffloadStore;
   memory: MemoryStore;
+  leases: LeaseStore;
   close(): Promise<void>;
 }
 

@@ -75,6 +75,8 @@ export type {
   ImagePart,
   JsonSchema,
   JsonValue,
+  Lease,
+  LeaseStore,
   MemoryCard,
   MemoryCardDraft,
   MemoryCardType,
@@ -253,12 +255,13 @@ export type {
   CorruptionMode,
   CorruptionOptions,
   FileLockOptions,
+  InMemoryLeaseStoreOptions,
   JsonLinesReadResult,
   LastJsonLine,
   ScopeField,
   StorableJson,
 } from './storage/index.js';
-export { normalizeScope, scopeKey } from './storage/index.js';
+export { createInMemoryLeaseStore, normalizeScope, scopeKey } from './storage/index.js';
 export type {
   CircuitBreakerOptions,
   ExtractiveSummarizerOptions,

@@ -1,4 +1,5 @@
 import type {
+  CallCompactionSource,
   CallRecord,
   HistoryStore,
   MemoryCard,
@@ -282,9 +283,10 @@ function toInspectedCall(
   };
 }
 
-const COMPACTION_SOURCES: Readonly<Record<string, string>> = {
+const COMPACTION_SOURCES: Readonly<Record<CallCompactionSource, string>> = {
   compacted: 'compacted',
   background: 'adopted from the background',
   stored: 'adopted from another instance',
   reused: 'reused',
+  'offline-while-leased': 'compacted offline (another instance held the compaction lease)',
 };

@@ -34,6 +34,7 @@ function scheduler(options: { backgroundCompaction?: boolean } = {}) {
   const created = createCompactionScheduler({
     counter,
     summarizer,
+    extractive: inner,
     offloadStore: createInMemoryOffloadStore(),
     history: 'compressed',
     repairInput: true,

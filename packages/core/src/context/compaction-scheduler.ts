@@ -6,6 +6,8 @@ import type {
   CompactionReport,
   CompressionSettings,
   EventListener,
+  Lease,
+  LeaseStore,
   MemoryCardDraft,
   Message,
   OffloadStore,
@@ -42,9 +44,16 @@ export function matchesPrefix(entry: CompactionEntry, fingerprints: readonly str
   return true;
 }
 
+/** How long a compaction lease is held at most: past the summarizer's own deadlines. */
+export const COMPACTION_LEASE_MS = 120_000;
+
 export interface CompactionSchedulerOptions {
   counter: TokenCounter;
   summarizer: Summarizer;
+  /** The offline summarizer a call uses while another instance holds the compaction lease. */
+  extractive: Summarizer;
+  /** @default undefined (no lease: instances may summarize one session at once) */
+  leases?: LeaseStore | undefined;
   offloadStore: OffloadStore;
   history: HistoryMode;
   /** @default the compression defaults */
@@ -93,7 +102,7 @@ export interface FittedPrompt {
   /** How the prompt's compacted part came to this call, when it is new here. */
   source?: CallCompactionSource;
   /** A compaction made in this call, to write with `commit` once the call is recorded. */
-  unwritten?: { entry: CompactionEntry; compactionKey: string };
+  unwritten?: { entry: CompactionEntry; compactionKey: string; lease?: Lease };
   /**
    * Starts the next compaction in the background; called once the call's prompt is ready, so the
    * background work never runs ahead of the turn that started it.
@@ -124,12 +133,13 @@ export function createCompactionScheduler(options: CompactionSchedulerOptions) {
     previous: CompactionEntry | undefined,
     trigger: NonNullable<ReturnType<typeof checkTrigger>>,
     abortSignal: AbortSignal | undefined,
+    summarizer: Summarizer = options.summarizer,
   ) {
     const result = await compact(working, {
       budgetTokens: budget.budgetTokens,
       targetTokens: budget.targetTokens,
       counter,
-      summarizer: options.summarizer,
+      summarizer,
       offloadStore: options.offloadStore,
       scope,
       history: options.history,
@@ -223,27 +233,62 @@ export function createCompactionScheduler(options: CompactionSchedulerOptions) {
       return { ...fitted, output, tokens: counter.countMessages(output), source: 'reused' };
     }
     if (trigger) {
-      const { result, entry: next } = await runCompaction(
-        input,
-        working,
-        entry,
-        trigger,
-        abortSignal,
-      ).catch((error: unknown) => {
-        throw explainBudget(error, budget);
-      });
-      await options.storeCards(scope, result.cards);
-      // Adopted by `commit` once written (after the call is recorded): a write that fails leaves
-      // the session as it was, so the next call compacts again instead of working from a state
-      // the store does not hold.
-      return {
-        output: result.messages,
-        tokens: counter.countMessages(result.messages),
-        report: result.report,
-        cards: result.cards,
-        source: 'compacted',
-        unwritten: { entry: next, compactionKey },
-      };
+      const lease = options.leases
+        ? await options.leases.tryAcquire(scope, 'compaction', COMPACTION_LEASE_MS)
+        : undefined;
+      if (options.leases && !lease) {
+        // Another instance is compacting this session: fit this call's prompt offline and write
+        // nothing, so its summary (stored when it finishes) is the one the session adopts.
+        onEvent?.({
+          type: 'summarizer-fallback',
+          scope,
+          from: options.summarizer.name,
+          reason: 'another instance holds the compaction lease of this session',
+        });
+        const { result } = await runCompaction(
+          input,
+          working,
+          entry,
+          trigger,
+          abortSignal,
+          options.extractive,
+        ).catch((error: unknown) => {
+          throw explainBudget(error, budget);
+        });
+        return {
+          output: result.messages,
+          tokens: counter.countMessages(result.messages),
+          report: result.report,
+          cards: [],
+          source: 'offline-while-leased',
+        };
+      }
+      try {
+        const { result, entry: next } = await runCompaction(
+          input,
+          working,
+          entry,
+          trigger,
+          abortSignal,
+        ).catch((error: unknown) => {
+          throw explainBudget(error, budget);
+        });
+        await options.storeCards(scope, result.cards);
+        // Adopted by `commit` once written (after the call is recorded): a write that fails leaves
+        // the session as it was, so the next call compacts again instead of working from a state
+        // the store does not hold. The lease is released once the summary is written.
+        return {
+          output: result.messages,
+          tokens: counter.countMessages(result.messages),
+          report: result.report,
+          cards: result.cards,
+          source: 'compacted',
+          unwritten: { entry: next, compactionKey, ...(lease ? { lease } : {}) },
+        };
+      } catch (error) {
+        await lease?.release().catch(() => {});
+        throw error;
+      }
     }
     if (entry) state.entry = entry;
     if (
@@ -290,12 +335,17 @@ export function createCompactionScheduler(options: CompactionSchedulerOptions) {
   async function commit(
     scope: Scope,
     state: SessionState,
-    { entry, compactionKey }: NonNullable<FittedPrompt['unwritten']>,
+    { entry, compactionKey, lease }: NonNullable<FittedPrompt['unwritten']>,
   ): Promise<void> {
-    const written = await persistence.persistEntry(scope, entry, state.calls);
-    state.entry = written;
-    state.pending = undefined;
-    compactions.set(compactionKey, { entry: written });
+    try {
+      const written = await persistence.persistEntry(scope, entry, state.calls);
+      state.entry = written;
+      state.pending = undefined;
+      compactions.set(compactionKey, { entry: written });
+    } finally {
+      // A release that fails leaves the lease to expire by itself.
+      await lease?.release().catch(() => {});
+    }
   }
 
   return { resume, fitPrompt, commit };

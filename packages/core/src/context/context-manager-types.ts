@@ -7,6 +7,7 @@ import type {
   CompressionSettings,
   EventListener,
   HistoryStore,
+  LeaseStore,
   MemoryCardDraft,
   MemoryStore,
   Message,
@@ -99,6 +100,16 @@ export interface ContextManagerOptions {
   offloadStore?: OffloadStore;
   /** Keeps the original history (for `recall_conversation`) and the working state across processes. */
   historyStore?: HistoryStore;
+  /**
+   * Leases shared by every instance serving the same sessions (`stores.leases` of
+   * `@ctxmem/postgres` or `@ctxmem/redis`, or `createInMemoryLeaseStore()` in one process). The
+   * instance that takes a session's `compaction` lease calls the summarizer; another that must
+   * compact the same session meanwhile fits its prompt with the extractive summarizer for that
+   * call, writes nothing, and adopts the stored summary on its next call. Without leases two
+   * instances compacting at once may both call the summarizer (the stored state keeps one).
+   * @default undefined
+   */
+  leases?: LeaseStore;
   memory?: MemoryOptions;
   /** The silent memory-flush turn before compaction. Off unless set. */
   flush?: FlushOptions;

@@ -117,6 +117,8 @@ export function createContextManager(options: ContextManagerOptions = {}): Conte
   const scheduler = createCompactionScheduler({
     counter,
     summarizer,
+    extractive,
+    leases: options.leases,
     offloadStore,
     history,
     settings,
@@ -161,13 +163,13 @@ export function createContextManager(options: ContextManagerOptions = {}): Conte
       flushes.start(scope, repaired.messages, state, resumed.cycle);
     }
     const fitted = await scheduler.fitPrompt(input, resumed, { force, abortSignal });
-    const injected = await memories.inject(
-      scope,
-      fitted.output,
-      fitted.tokens,
-      request.budget.budgetTokens,
-      abortSignal,
-    );
+    const injected = await memories
+      .inject(scope, fitted.output, fitted.tokens, request.budget.budgetTokens, abortSignal)
+      .catch(async (error: unknown) => {
+        // The compaction is not written: let another instance take the lease now, not at expiry.
+        await fitted.unwritten?.lease?.release().catch(() => {});
+        throw error;
+      });
     if (recordedCalls > 0) {
       const call = createCallRecord({
         historyMessages: original.length,
@@ -181,7 +183,8 @@ export function createContextManager(options: ContextManagerOptions = {}): Conte
           ? {
               compaction: {
                 source: fitted.source,
-                summarizer: summarizer.name,
+                summarizer:
+                  fitted.source === 'offline-while-leased' ? extractive.name : summarizer.name,
                 ...(fitted.report && fitted.source !== 'stored' ? { report: fitted.report } : {}),
               },
             }

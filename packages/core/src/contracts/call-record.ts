@@ -51,7 +51,12 @@ export type CallCompactionSource =
   /** Another instance sharing the store had compacted the session: its stored state was adopted. */
   | 'stored'
   /** The same history was compacted at the same budget before (a resent request): reused as is. */
-  | 'reused';
+  | 'reused'
+  /**
+   * Another instance held the session's compaction lease: compacted in this call with the
+   * extractive summarizer, and not written (the lease holder's summary is adopted next).
+   */
+  | 'offline-while-leased';
 
 /** What a call's compaction did. */
 export interface CallCompaction {

@@ -3,6 +3,7 @@ export type * from './compression.js';
 export type * from './embedder.js';
 export type * from './events.js';
 export type * from './history-store.js';
+export type * from './lease-store.js';
 export type * from './memory-card.js';
 export { MEMORY_CARD_TYPES } from './memory-card.js';
 export type * from './memory-index.js';

@@ -1,3 +1,4 @@
+export type { Lease, LeaseStore } from '../contracts/index.js';
 export {
   assertAppendPosition,
   isSameMessage,
@@ -8,6 +9,7 @@ export { mergeCards, validateDrafts } from '../memory/index.js';
 export { assertOffloadId, isOffloadId, offloadId } from '../offload/index.js';
 export {
   appendJsonLines,
+  assertLease,
   assertRequiredScope,
   assertSafeId,
   assertStorableMessage,
@@ -21,6 +23,7 @@ export {
   isoNow,
   isSafeId,
   MAX_ID_LENGTH,
+  MAX_LEASE_MS,
   readJsonLines,
   SCOPE_FIELDS,
   scopeFolder,
@@ -35,7 +38,6 @@ export { type BackoffOptions, exponentialBackoff } from './backoff.js';
 export { isSocketErrorCode } from './connection-loss.js';
 export { type ErrorEventEmitter, guardErrorEvents, isErrorEventEmitter } from './error-events.js';
 export { createKeyedQueue, type KeyedQueue } from './keyed-queue.js';
-export { assertLease, type Lease, type LeaseStore, MAX_LEASE_MS } from './lease.js';
 export { loadPeerDependency, type PeerDependency } from './peer-dependency.js';
 export {
   assertCardIds,

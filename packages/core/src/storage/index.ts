@@ -9,6 +9,10 @@ export {
 } from './corruption.js';
 export { type FileLockOptions, withFileLock } from './file-lock.js';
 export {
+  createInMemoryLeaseStore,
+  type InMemoryLeaseStoreOptions,
+} from './in-memory-lease-store.js';
+export {
   canonicalJson,
   cloneStorable,
   decodeStorable,
@@ -23,6 +27,7 @@ export {
   readLastJsonLine,
   serializeJsonLines,
 } from './json-lines.js';
+export { assertLease, MAX_LEASE_MS } from './lease.js';
 export { assertStorableMessage, decodeMessage, encodeMessage } from './message-codec.js';
 export { assertSafeId, isSafeId, MAX_ID_LENGTH } from './safe-id.js';
 export {

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import type { LeaseStore } from '../driver-kit/lease.js';
+import type { LeaseStore } from '../contracts/index.js';
 import { InvalidArgumentError, InvalidIdError } from '../errors/index.js';
 
 /**
