@@ -217,7 +217,10 @@ describe('vector side of a lexical embedder', () => {
     for (const query of ['amber jade deploy', 'ruby slate', 'topaz card 17', 'umber onyx cobalt']) {
       const expected = await full.search(scope, query, { topK: 10 });
       const actual = await restricted.search(scope, query, { topK: 10 });
-      expect(actual[0]).toEqual(expected[0]);
+      // Thousands of cards tie on BM25 here and ids are random: the best hit may be another of
+      // the tied cards, never a worse one.
+      expect(actual[0]!.bm25).toBe(expected[0]!.bm25);
+      expect(actual[0]!.score).toBeGreaterThanOrEqual(expected[0]!.score);
       const reference = new Map(
         (await full.search(scope, query, { topK: 200 })).map((hit) => [hit.card.id, hit]),
       );
