@@ -91,7 +91,8 @@ export const INSPECT_HELP = `Usage: ctxmem inspect <file.json> [options]
 
 Shows how many tokens a conversation uses and on what (system, summary, tool calls, tool
 results, user, assistant), its largest messages, and what a compaction at the window's budget
-would do (a dry run: nothing is written).
+would do (a dry run: nothing is written). <file.json> may be - to read the conversation from
+stdin.
 
 With --html or --serve it builds the inspector page instead: the conversation is replayed call
 by call through the context manager (extractive summaries, nothing written, no model called),
@@ -108,7 +109,7 @@ Options
   --model <id>               Model id: selects the tokenizer and, without --context-window,
                              the window (for example gpt-4o, claude-sonnet-4, gemini-2.5-pro).
   --top <n>                  How many of the largest messages to list (default 10).
-  --html <file>              Write the inspector page to this file.
+  --html <file>              Write the inspector page to this file (- for stdout).
   --serve                    Serve the page on 127.0.0.1 (read-only, a random token in the
                              address, required on every request) until Ctrl+C.
   --port <n>                 The port for --serve (default: a random free port).

@@ -12,9 +12,10 @@ import {
 import { measureComposition, renderComposition } from './composition.js';
 import type { BudgetPlan, CliDependencies } from './dependencies.js';
 import { formatNumber, formatPercent, preview, table } from './format.js';
-import { readConversation } from './read-conversation.js';
+import { parseConversationText, readConversation } from './read-conversation.js';
 import { oneLine, renderStrategies } from './render-report.js';
 import type { CliContext } from './run-cli.js';
+import { readStandardInput, STANDARD_STREAM } from './standard-input.js';
 
 /** The window assumed without --context-window or a known --model (gpt-4o's). */
 export const DEFAULT_CONTEXT_WINDOW = 128_000;
@@ -121,11 +122,14 @@ export async function runInspect(
       dependencies,
     );
   }
-  const input = await readConversation(
-    resolve(context.cwd, options.file),
-    options.file,
-    dependencies,
-  );
+  const input =
+    options.file === STANDARD_STREAM
+      ? parseConversationText(
+          await readStandardInput(context, { example: 'ctxmem inspect - < conversation.json' }),
+          'stdin',
+          dependencies,
+        )
+      : await readConversation(resolve(context.cwd, options.file), options.file, dependencies);
   const counter = dependencies.createTokenCounter(options.model ? { model: options.model } : {});
   const contextWindow = resolveWindow(options, dependencies);
   const plan = dependencies.resolveBudget({ contextWindow: contextWindow.tokens });

@@ -64,6 +64,24 @@ describe('ctxmem inspect --html', () => {
     expect(html.match(/data-compaction="/g)).toHaveLength(compactions);
   });
 
+  it('reads the conversation from stdin with - and writes the page to stdout with --html -', async () => {
+    const cli = context();
+    const body = JSON.stringify({ messages: agentConversation() });
+    const code = await runCli(['inspect', '-', '--budget', '4500', '--html', '-'], {
+      ...cli,
+      stdin: [Buffer.from(body)],
+    });
+    expect(cli.err()).toBe('');
+    expect(code).toBe(0);
+    expect(cli.out()).toMatch(/^<!doctype html>/i);
+    expect(cli.out()).toContain('Budget 4500 tokens for the messages (--budget)');
+    expect(cli.out().match(/data-compaction="/g)?.length).toBeGreaterThan(0);
+
+    const summary = context();
+    expect(await runCli(['inspect', '-'], { ...summary, stdin: [Buffer.from(body)] })).toBe(0);
+    expect(summary.out()).toMatch(/tokens/);
+  });
+
   it('reads a stored session: the recorded calls and the recorded working state', async () => {
     const root = join(directory, 'store');
     const scope = { sessionId: 'build-42' };

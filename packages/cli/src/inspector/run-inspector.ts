@@ -11,8 +11,9 @@ import {
   StorageError,
 } from '@ctxmem/core';
 import type { CliDependencies } from '../dependencies.js';
-import { readConversation } from '../read-conversation.js';
+import { parseConversationText, readConversation } from '../read-conversation.js';
 import type { CliContext } from '../run-cli.js';
+import { readStandardInput, STANDARD_STREAM } from '../standard-input.js';
 import { inspectConversation } from './inspect-conversation.js';
 import { inspectSession } from './inspect-session.js';
 import type { Inspection } from './inspection.js';
@@ -50,7 +51,9 @@ export async function runInspector(
   const html = renderInspectorHtml(inspection);
   const compactions = inspection.calls.filter((call) => call.compaction).length;
   const counts = `${inspection.calls.length} calls, ${compactions} compactions, ${inspection.offloads.length} offloaded payloads`;
-  if (options.html !== undefined) {
+  if (options.html === STANDARD_STREAM) {
+    context.stdout.write(html);
+  } else if (options.html !== undefined) {
     const path = resolve(context.cwd, options.html);
     try {
       await writeFile(path, html);
@@ -109,8 +112,17 @@ async function buildInspection(
     : undefined;
   const memorySearch = memory?.search;
   const path = resolve(context.cwd, options.target);
-  if (options.store === undefined && (await isFile(path))) {
-    const input = await readConversation(path, options.target, dependencies);
+  const fromStdin = options.target === STANDARD_STREAM;
+  if (options.store === undefined && (fromStdin || (await isFile(path)))) {
+    const input = fromStdin
+      ? parseConversationText(
+          await readStandardInput(context, {
+            example: 'ctxmem inspect - --budget 8k --html report.html < conversation.json',
+          }),
+          'stdin',
+          dependencies,
+        )
+      : await readConversation(path, options.target, dependencies);
     const tools = Array.isArray(input.envelope?.tools) ? (input.envelope.tools as unknown[]) : [];
     return inspectConversation({
       messages: input.messages,
