@@ -1,4 +1,5 @@
 import { InvalidArgumentError, type MemoryIndexItem } from '@ctxmem/core';
+import { normalizedVector } from '@ctxmem/core/driver-kit';
 
 export function checkPositiveInteger(argument: string, value: unknown): asserts value is number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
@@ -11,31 +12,10 @@ export function checkPositiveInteger(argument: string, value: unknown): asserts 
 
 /**
  * Checks a vector and returns it L2-normalised as a plain array (the native binding accepts only
- * arrays). A zero vector stays zero: it scores 0 against everything instead of NaN.
+ * arrays); the values are the Float32 ones the native index stores.
  */
 export function normalisedArray(vector: unknown, dimensions: number, argument: string): number[] {
-  if (!(vector instanceof Float32Array)) {
-    throw new InvalidArgumentError({ message: `${argument} must be a Float32Array`, argument });
-  }
-  if (vector.length !== dimensions) {
-    throw new InvalidArgumentError({
-      message: `${argument} has ${vector.length} dimensions, the index has ${dimensions}`,
-      argument,
-    });
-  }
-  let squaredLength = 0;
-  for (const value of vector) {
-    if (!Number.isFinite(value)) {
-      throw new InvalidArgumentError({
-        message: `${argument} contains a non-finite value (${value})`,
-        argument,
-      });
-    }
-    squaredLength += value * value;
-  }
-  const scale = squaredLength > 0 ? 1 / Math.sqrt(squaredLength) : 0;
-  // Round through Float32Array so the copy equals what the native index stores.
-  return Array.from(vector, (value) => Math.fround(value * scale));
+  return Array.from(normalizedVector(vector, dimensions, argument));
 }
 
 export interface PreparedItem {

@@ -5,6 +5,7 @@ import {
   type MemoryIndexItem,
   StorageError,
 } from '@ctxmem/core';
+import { normalizedVector } from '@ctxmem/core/driver-kit';
 import {
   inTransaction,
   type PostgresConnectionOptions,
@@ -86,27 +87,7 @@ function checkId(id: unknown, argument: string): asserts id is string {
  * normalised so the inner product is the cosine; a zero vector stays zero and scores 0.
  */
 function vectorLiteral(vector: unknown, dimensions: number, argument: string): string {
-  if (!(vector instanceof Float32Array)) {
-    throw new InvalidArgumentError({ message: `${argument} must be a Float32Array`, argument });
-  }
-  if (vector.length !== dimensions) {
-    throw new InvalidArgumentError({
-      message: `${argument} has ${vector.length} dimensions, the index has ${dimensions}`,
-      argument,
-    });
-  }
-  let squaredLength = 0;
-  for (const value of vector) {
-    if (!Number.isFinite(value)) {
-      throw new InvalidArgumentError({
-        message: `${argument} contains a non-finite value (${value})`,
-        argument,
-      });
-    }
-    squaredLength += value * value;
-  }
-  const scale = squaredLength > 0 ? 1 / Math.sqrt(squaredLength) : 0;
-  return `[${Array.from(vector, (value) => Math.fround(value * scale)).join(',')}]`;
+  return `[${normalizedVector(vector, dimensions, argument).join(',')}]`;
 }
 
 const MISSING_EXTENSION =

@@ -7,6 +7,7 @@ export {
 // Storage plumbing every driver shares: ids, scopes, codecs, locks, clocks and error mapping.
 export { mergeCards, validateDrafts } from '../memory/index.js';
 export { assertOffloadId, isOffloadId, offloadId } from '../offload/index.js';
+export { normalizedVector } from '../retrieval/normalized-vector.js';
 export {
   appendJsonLines,
   assertLease,

@@ -1,42 +1,10 @@
 import type { MemoryIndex, MemoryIndexHit, MemoryIndexItem } from '../contracts/index.js';
 import { InvalidArgumentError } from '../errors/index.js';
+import { normalizedVector } from './normalized-vector.js';
 
 export interface BruteForceIndexOptions {
   /** Length of every vector; upserts and queries with another length are rejected. */
   dimensions: number;
-}
-
-/**
- * Checks a vector and returns an L2-normalised copy. Embedders already normalise, but a vector
- * from elsewhere must not skew the cosine scores; a zero vector stays zero (it scores 0 against
- * everything) rather than becoming NaN.
- */
-function normalisedCopy(vector: unknown, dimensions: number, argument: string): Float32Array {
-  if (!(vector instanceof Float32Array)) {
-    throw new InvalidArgumentError({ message: `${argument} must be a Float32Array`, argument });
-  }
-  if (vector.length !== dimensions) {
-    throw new InvalidArgumentError({
-      message: `${argument} has ${vector.length} dimensions, the index has ${dimensions}`,
-      argument,
-    });
-  }
-  let squaredLength = 0;
-  for (const value of vector) {
-    if (!Number.isFinite(value)) {
-      throw new InvalidArgumentError({
-        message: `${argument} contains a non-finite value (${value})`,
-        argument,
-      });
-    }
-    squaredLength += value * value;
-  }
-  const copy = new Float32Array(vector);
-  if (squaredLength > 0) {
-    const scale = 1 / Math.sqrt(squaredLength);
-    for (let position = 0; position < copy.length; position++) copy[position]! *= scale;
-  }
-  return copy;
 }
 
 /** Higher score first; equal scores by id, so results never depend on insertion order. */
@@ -244,7 +212,7 @@ export function createBruteForceIndex({ dimensions }: BruteForceIndexOptions): M
       const prepared = batch.map((item: MemoryIndexItem, position) => {
         checkId(item?.id, `items[${position}].id`);
         checkScopeKey(item.scopeKey, `items[${position}].scopeKey`);
-        const vector = normalisedCopy(item.vector, dimensions, `items[${position}].vector`);
+        const vector = normalizedVector(item.vector, dimensions, `items[${position}].vector`);
         return { id: item.id, scopeKey: item.scopeKey, vector };
       });
       for (const { id, scopeKey, vector } of prepared) {
@@ -269,7 +237,7 @@ export function createBruteForceIndex({ dimensions }: BruteForceIndexOptions): M
     async query(vector, options) {
       const { k, scopeKey } = options ?? {};
       checkScopeKey(scopeKey, 'scopeKey');
-      const query = normalisedCopy(vector, dimensions, 'vector');
+      const query = normalizedVector(vector, dimensions, 'vector');
       const members = scopes.get(scopeKey);
       const limit = clampK(k, members?.slotOf.size ?? 0);
       if (!members || limit === 0) return [];
@@ -300,7 +268,7 @@ export function createBruteForceIndex({ dimensions }: BruteForceIndexOptions): M
   };
   accesses.set(index, {
     score(vector, ids, scopeKey) {
-      const query = normalisedCopy(vector, dimensions, 'vector');
+      const query = normalizedVector(vector, dimensions, 'vector');
       const members = scopes.get(scopeKey);
       if (!members) return [];
       const hits: MemoryIndexHit[] = [];
