@@ -16,6 +16,7 @@ import type {
   Message,
 } from '../packages/core/src/contracts/index.js';
 import {
+  countHistory,
   createFileHistoryStore,
   createInMemoryHistoryStore,
 } from '../packages/core/src/history/index.js';
@@ -457,7 +458,7 @@ async function historySection(
         );
       }
       const append = await median(repeats, (index) => store.append(scope, [message(size + index)]));
-      const count = await median(repeats, () => store.count(scope));
+      const count = await median(repeats, () => countHistory(store, scope));
       const readAll = await median(Math.min(repeats, 5), () => store.read(scope));
       const setState = await median(repeats, async () => {
         const state = await store.getState(scope);

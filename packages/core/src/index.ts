@@ -56,6 +56,7 @@ export type {
   CompactionReport,
   CompactionTrigger,
   CompleteFn,
+  CompleteHistoryStore,
   CompleteRequest,
   CompleteResult,
   CompressionContext,

@@ -1,4 +1,4 @@
-import type { Clock, HistoryStore, OffloadStore, ScopeField } from '@ctxmem/core';
+import type { Clock, CompleteHistoryStore, OffloadStore, ScopeField } from '@ctxmem/core';
 import {
   generateCardId,
   generateMessageId,
@@ -47,7 +47,7 @@ export interface PostgresStoresOptions extends PostgresConnectionOptions {
 }
 
 export interface PostgresStores {
-  history: HistoryStore;
+  history: CompleteHistoryStore;
   offload: OffloadStore;
   memory: PostgresMemoryStore;
   /**

@@ -1,6 +1,6 @@
 import {
+  type CompleteHistoryStore,
   ConflictError,
-  type HistoryStore,
   type StoredMessage,
   type WorkingState,
 } from '@ctxmem/core';
@@ -43,7 +43,7 @@ interface MessageRow {
 export function createPostgresHistoryStore(
   context: StoreContext,
   generateId: () => string,
-): HistoryStore {
+): CompleteHistoryStore {
   const { schema } = context;
 
   const toStored = (row: MessageRow, where: string): StoredMessage => ({

@@ -1,4 +1,10 @@
-import type { Clock, HistoryStore, MemoryStore, OffloadStore, ScopeField } from '@ctxmem/core';
+import type {
+  Clock,
+  CompleteHistoryStore,
+  MemoryStore,
+  OffloadStore,
+  ScopeField,
+} from '@ctxmem/core';
 import {
   generateCardId,
   generateMessageId,
@@ -60,7 +66,7 @@ export interface RedisStoresOptions extends RedisConnectionOptions {
 }
 
 export interface RedisStores {
-  history: HistoryStore;
+  history: CompleteHistoryStore;
   offload: OffloadStore;
   memory: MemoryStore;
   /**

@@ -1,6 +1,6 @@
 import {
+  type CompleteHistoryStore,
   ConflictError,
-  type HistoryStore,
   type Message,
   type StorableJson,
   type StoredMessage,
@@ -179,7 +179,7 @@ function parseRecord(text: string, index: number, where: string): StoredMessage 
 export function createRedisHistoryStore(
   context: StoreContext,
   generateId: () => string,
-): HistoryStore {
+): CompleteHistoryStore {
   const keys = (base: string) => ({
     history: `${base}:history`,
     turns: `${base}:turns`,

@@ -9,6 +9,7 @@ import {
   type OffloadStore,
   StorageError,
 } from '@ctxmem/core';
+import { countHistory } from '@ctxmem/core/driver-kit';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   missingServerMessage,
@@ -92,7 +93,7 @@ describe('openSessionStore', () => {
     );
     const store = await openSessionStore({ store: '.', cwd: directory });
     expect(store.displayName).toBe('.');
-    expect(await store.history.count({ sessionId: 'none' })).toBe(0);
+    expect(await countHistory(store.history, { sessionId: 'none' })).toBe(0);
     await store.close();
   });
 });

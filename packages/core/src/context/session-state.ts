@@ -9,6 +9,7 @@ import type {
   StructuredSummary,
 } from '../contracts/index.js';
 import { ConflictError } from '../errors/index.js';
+import { countHistory } from '../history/index.js';
 import type { createShapeCheck } from './check-new-messages.js';
 
 /** A compaction of a session's history prefix: what the prefix became. */
@@ -112,7 +113,7 @@ export function createSessionPersistence(historyStore: HistoryStore | undefined)
         return original.length;
       } catch (error) {
         if (!ConflictError.isInstance(error) || attempt >= 2) throw error;
-        at = await store.count(scope);
+        at = await countHistory(store, scope);
       }
     }
     return at;
@@ -127,7 +128,8 @@ export function createSessionPersistence(historyStore: HistoryStore | undefined)
     if (!historyStore) return;
     // What other instances stored since is compared and skipped by the positional append, never
     // stored twice.
-    const from = state.recorded ?? Math.min(await historyStore.count(scope), original.length);
+    const from =
+      state.recorded ?? Math.min(await countHistory(historyStore, scope), original.length);
     state.recorded =
       original.length > from ? await appendFrom(historyStore, scope, original, from) : from;
   }

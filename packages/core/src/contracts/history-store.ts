@@ -53,8 +53,9 @@ export interface HistoryAppendOptions {
 }
 
 /**
- * The original, append-only history beside the working (compressed) state.
- * Implementations: in memory and in files; drivers run the `testHistoryStore` conformance suite.
+ * The original, append-only history beside the working (compressed) state. Five methods are
+ * required; `readTurns` and `count` are optional capabilities core falls back from. Implementations:
+ * in memory and in files; drivers run the `testHistoryStore` conformance suite.
  */
 export interface HistoryStore {
   /**
@@ -69,10 +70,16 @@ export interface HistoryStore {
   ): Promise<StoredMessage[]>;
   /** Reads the history, optionally a `[from, to)` index range. */
   read(scope: Scope, range?: { from?: number; to?: number }): Promise<StoredMessage[]>;
-  /** Reads whole turns by their 1-based numbers. */
-  readTurns(scope: Scope, turns: readonly number[]): Promise<StoredMessage[]>;
-  /** How many messages the scope's history holds. */
-  count(scope: Scope): Promise<number>;
+  /**
+   * Reads whole turns by their 1-based numbers. Optional: without it core reads the history and
+   * keeps those turns (`readHistoryTurns`); a store with an index on turns answers faster.
+   */
+  readTurns?(scope: Scope, turns: readonly number[]): Promise<StoredMessage[]>;
+  /**
+   * How many messages the scope's history holds. Optional: without it core counts a full read
+   * (`countHistory`); a store that knows its length answers without reading.
+   */
+  count?(scope: Scope): Promise<number>;
   getState(scope: Scope): Promise<WorkingState | undefined>;
   /**
    * Writes the working state if the stored version still equals `expectedVersion`
@@ -85,4 +92,10 @@ export interface HistoryStore {
   ): Promise<number>;
   /** Removes the scope's history and state. */
   clear(scope: Scope): Promise<void>;
+}
+
+/** A `HistoryStore` with every optional capability: what the built-in stores and drivers return. */
+export interface CompleteHistoryStore extends HistoryStore {
+  readTurns(scope: Scope, turns: readonly number[]): Promise<StoredMessage[]>;
+  count(scope: Scope): Promise<number>;
 }

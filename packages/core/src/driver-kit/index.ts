@@ -1,4 +1,5 @@
 export type { Lease, LeaseStore } from '../contracts/index.js';
+export { countHistory, readHistoryTurns } from '../history/index.js';
 export {
   assertAppendPosition,
   isSameMessage,

@@ -1,6 +1,6 @@
 import { readFile, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import type { HistoryStore, Message, Scope } from '../contracts/index.js';
+import type { CompleteHistoryStore, Message, Scope } from '../contracts/index.js';
 import { ConflictError } from '../errors/index.js';
 import {
   appendJsonLines,
@@ -74,7 +74,7 @@ export function createFileHistoryStore({
   lock = {},
   corruption = 'recover',
   onCorruption,
-}: FileHistoryStoreOptions = {}): HistoryStore {
+}: FileHistoryStoreOptions = {}): CompleteHistoryStore {
   const required = validateRequiredScope(requiredScope);
   const base = resolve(root);
   const corruptionOptions: CorruptionOptions = { corruption, onCorruption };

@@ -15,6 +15,11 @@ afterAll(async () => {
 });
 
 testHistoryStore('in-memory', (options) => createInMemoryHistoryStore(options));
+// The five required methods only: core falls back from the optional count and readTurns.
+testHistoryStore('in-memory, required methods only', (options) => {
+  const { count: _count, readTurns: _readTurns, ...required } = createInMemoryHistoryStore(options);
+  return required;
+});
 testHistoryStore('file', (options) =>
   createFileHistoryStore({ ...options, root: join(root, `store-${counter++}`) }),
 );

@@ -1,4 +1,4 @@
-import type { HistoryStore, Message, Scope, WorkingState } from '../contracts/index.js';
+import type { CompleteHistoryStore, Message, Scope, WorkingState } from '../contracts/index.js';
 import { ConflictError } from '../errors/index.js';
 import {
   assertRequiredScope,
@@ -59,7 +59,7 @@ export function createInMemoryHistoryStore({
   requiredScope = [],
   clock = systemClock,
   generateId = generateMessageId,
-}: HistoryStoreOptions = {}): HistoryStore {
+}: HistoryStoreOptions = {}): CompleteHistoryStore {
   const required = validateRequiredScope(requiredScope);
   const scopes = new Map<string, ScopeData>();
 

@@ -7,6 +7,7 @@ import {
   InvalidMessageError,
   ScopeRequiredError,
 } from '../errors/index.js';
+import { countHistory, readHistoryTurns } from '../history/index.js';
 import type { ScopeField } from '../storage/index.js';
 import { createFakeClock, type FakeClock } from './clock.js';
 import { positionalAppendScenarios } from './history-store-multi-instance.js';
@@ -104,7 +105,7 @@ export function testHistoryStore(name: string, createStore: HistoryStoreFactory)
         [4, 2],
         [5, 3],
       ]);
-      expect(await store.count(alice)).toBe(6);
+      expect(await countHistory(store, alice)).toBe(6);
     });
 
     it('does not start a turn at user messages ctxmem created', async () => {
@@ -140,17 +141,17 @@ export function testHistoryStore(name: string, createStore: HistoryStoreFactory)
         assistant('a2'),
         user('q3'),
       ]);
-      const turns = await store.readTurns(alice, [2, 0, 9]);
+      const turns = await readHistoryTurns(store, alice, [2, 0, 9]);
       expect(turns.map((entry) => entry.message.content)).toEqual(['sys', 'q2', 'a2']);
-      expect(await store.readTurns(alice, [])).toEqual([]);
+      expect(await readHistoryTurns(store, alice, [])).toEqual([]);
     });
 
     it('counts 0 for an empty scope and reads nothing', async () => {
       const { store } = await setup();
-      expect(await store.count(alice)).toBe(0);
+      expect(await countHistory(store, alice)).toBe(0);
       expect(await store.read(alice)).toEqual([]);
       expect(await store.append(alice, [])).toEqual([]);
-      expect(await store.count(alice)).toBe(0);
+      expect(await countHistory(store, alice)).toBe(0);
     });
 
     it('round-trips binary and URL content exactly', async () => {
@@ -248,8 +249,8 @@ export function testHistoryStore(name: string, createStore: HistoryStoreFactory)
       await store.append(alice, [user('alice secret', 'same-id')]);
       await store.setState(alice, emptyState([user('alice state')]), 0);
       expect(await store.read(bob)).toEqual([]);
-      expect(await store.count(bob)).toBe(0);
-      expect(await store.readTurns(bob, [1])).toEqual([]);
+      expect(await countHistory(store, bob)).toBe(0);
+      expect(await readHistoryTurns(store, bob, [1])).toEqual([]);
       expect(await store.getState(bob)).toBeUndefined();
       await store.append(bob, [user('bob text', 'same-id')]);
       expect((await store.read(alice)).map((entry) => entry.message.content)).toEqual([
@@ -260,7 +261,7 @@ export function testHistoryStore(name: string, createStore: HistoryStoreFactory)
       expect(await store.read({ agentId: 'alice', sessionId: 's1' })).toEqual([]);
       expect(await store.read({ userId: 'alice' })).toEqual([]);
       await store.clear(bob);
-      expect(await store.count(alice)).toBe(1);
+      expect(await countHistory(store, alice)).toBe(1);
       expect(await store.getState(alice)).toBeDefined();
     });
 
@@ -269,7 +270,7 @@ export function testHistoryStore(name: string, createStore: HistoryStoreFactory)
       await store.append(alice, [user('a'), user('b')]);
       await store.setState(alice, emptyState(), 0);
       await store.clear(alice);
-      expect(await store.count(alice)).toBe(0);
+      expect(await countHistory(store, alice)).toBe(0);
       expect(await store.getState(alice)).toBeUndefined();
       const [again] = await store.append(alice, [user('c')]);
       expect(again).toMatchObject({ index: 0, turn: 1 });
@@ -305,7 +306,7 @@ export function testHistoryStore(name: string, createStore: HistoryStoreFactory)
       expect(InvalidMessageError.isInstance(await rejection(store.append(alice, toolText)))).toBe(
         true,
       );
-      expect(await store.count(alice)).toBe(0);
+      expect(await countHistory(store, alice)).toBe(0);
       expect(
         InvalidArgumentError.isInstance(await rejection(store.read(alice, { from: -1 }))),
       ).toBe(true);
@@ -313,7 +314,9 @@ export function testHistoryStore(name: string, createStore: HistoryStoreFactory)
         true,
       );
       expect(
-        InvalidArgumentError.isInstance(await rejection(store.readTurns(alice, [Number.NaN]))),
+        InvalidArgumentError.isInstance(
+          await rejection(readHistoryTurns(store, alice, [Number.NaN])),
+        ),
       ).toBe(true);
       expect(
         InvalidArgumentError.isInstance(await rejection(store.setState(alice, emptyState(), -1))),
@@ -329,8 +332,8 @@ export function testHistoryStore(name: string, createStore: HistoryStoreFactory)
       const calls: Array<() => Promise<unknown>> = [
         () => store.append({ sessionId: 's1' }, [user('x')]),
         () => store.read({}),
-        () => store.readTurns({ sessionId: 's1' }, [1]),
-        () => store.count({}),
+        () => readHistoryTurns(store, { sessionId: 's1' }, [1]),
+        () => countHistory(store, {}),
         () => store.getState({}),
         () => store.setState({}, emptyState(), 0),
         () => store.clear({}),

@@ -6,6 +6,7 @@ import type {
   ToolDefinition,
 } from '../contracts/index.js';
 import { InvalidArgumentError } from '../errors/index.js';
+import { readHistoryTurns } from '../history/index.js';
 import type { MemorySearcher } from '../inject/index.js';
 import { quoteMemoryContent } from '../inject/index.js';
 import { messageText } from '../messages/index.js';
@@ -86,7 +87,7 @@ export function recallConversationTool(
     }),
     async execute({ turn_numbers }, { scope }) {
       const wanted = [...new Set(turn_numbers)].sort((a, b) => a - b);
-      const stored = await history.readTurns(scope, wanted);
+      const stored = await readHistoryTurns(history, scope, wanted);
       const turns = groupByTurn(stored);
       const found = new Set(turns.map((turn) => turn.turn));
       return { turns, missing: wanted.filter((turn) => !found.has(turn)) };
