@@ -66,15 +66,26 @@ export function withMarker(
   marker: Marker,
   others?: ProviderOptions,
 ): { providerOptions?: ProviderOptions } {
+  return withMarkerUnder(OPENAI_CHAT_OPTIONS_KEY, marker, others);
+}
+
+/**
+ * `providerOptions` holding a converter's `marker` under `key` (and `others`), or nothing when both
+ * are empty: undefined fields are left out, so an unmarked message stays unmarked.
+ */
+export function withMarkerUnder(
+  key: string,
+  marker: object,
+  others?: ProviderOptions,
+): { providerOptions?: ProviderOptions } {
   let kept: Record<string, JsonValue> | undefined;
-  for (const key in marker) {
-    const value = marker[key as keyof Marker];
+  for (const [field, value] of Object.entries(marker)) {
     if (value === undefined) continue;
     kept ??= {};
-    kept[key] = value as JsonValue;
+    kept[field] = value as JsonValue;
   }
   if (kept === undefined) return others === undefined ? {} : { providerOptions: others };
-  return { providerOptions: { ...others, [OPENAI_CHAT_OPTIONS_KEY]: kept } };
+  return { providerOptions: { ...others, [key]: kept } };
 }
 
 /** The fields of `value` not in `known`, or `undefined` when there are none. */

@@ -37,13 +37,21 @@ import type {
   UserContentPart,
   UserMessage,
 } from '../contracts/index.js';
-import { InvalidMessageError, UnsupportedFormatError } from '../errors/index.js';
+import { UnsupportedFormatError } from '../errors/index.js';
 import {
   describeValue,
   exceedsJsonDepth,
   isPlainObject,
   MAX_MESSAGE_JSON_DEPTH,
 } from './json-values.js';
+import { fail } from './message-shape.js';
+import {
+  dataUrlMediaType,
+  extraFields,
+  requireObject,
+  requireString,
+  withMarkerUnder,
+} from './openai-chat-marker.js';
 
 /** The `providerOptions` key under which the Responses converter keeps its markers. */
 export const OPENAI_RESPONSES_OPTIONS_KEY = 'openaiResponses';
@@ -106,10 +114,6 @@ export const OPENAI_RESPONSES_ITEM_TYPES: readonly string[] = [
   'reasoning',
 ];
 
-function fail(path: string, problem: string): never {
-  throw new InvalidMessageError({ message: `${path}: ${problem}`, path });
-}
-
 function markerOf(holder: { providerOptions?: ProviderOptions } | undefined): Marker {
   const marker = holder?.providerOptions?.[OPENAI_RESPONSES_OPTIONS_KEY];
   return isPlainObject(marker) ? (marker as Marker) : {};
@@ -119,44 +123,7 @@ function withMarker(
   marker: Marker,
   others?: ProviderOptions,
 ): { providerOptions?: ProviderOptions } {
-  let kept: Record<string, JsonValue> | undefined;
-  for (const key in marker) {
-    const value = marker[key as keyof Marker];
-    if (value === undefined) continue;
-    kept ??= {};
-    kept[key] = value as JsonValue;
-  }
-  if (kept === undefined) return others === undefined ? {} : { providerOptions: others };
-  return { providerOptions: { ...others, [OPENAI_RESPONSES_OPTIONS_KEY]: kept } };
-}
-
-function extraFields(
-  value: Record<string, unknown>,
-  known: readonly string[],
-): { [key: string]: JsonValue } | undefined {
-  let extra: { [key: string]: JsonValue } | undefined;
-  for (const [key, field] of Object.entries(value)) {
-    if (field === undefined || known.includes(key)) continue;
-    extra ??= {};
-    extra[key] = field as JsonValue;
-  }
-  return extra;
-}
-
-function requireObject(value: unknown, path: string, what: string): Record<string, unknown> {
-  if (!isPlainObject(value)) fail(path, `expected ${what}, got ${describeValue(value)}`);
-  return value;
-}
-
-function requireString(value: unknown, path: string, { nonEmpty = false } = {}): string {
-  if (typeof value !== 'string') fail(path, `expected a string, got ${describeValue(value)}`);
-  if (nonEmpty && value.length === 0) fail(path, 'must not be empty');
-  return value;
-}
-
-/** The media type of a `data:` URL (`data:image/png;base64,…` → `image/png`). */
-function dataUrlMediaType(url: string): string | undefined {
-  return /^data:([^;,]+)[;,]/i.exec(url)?.[1];
+  return withMarkerUnder(OPENAI_RESPONSES_OPTIONS_KEY, marker, others);
 }
 
 // ---------------------------------------------------------------------------------------------
