@@ -11,6 +11,7 @@ import {
   isoNow,
   normalizeScope,
   quarantineFile,
+  readFileRange,
   removeLeftoverTempFiles,
   reportCorruption,
   scopeFolder,
@@ -96,19 +97,6 @@ interface LoadedLog {
   size: number;
   /** Set when the scope has no log yet but a `cards.json` of an earlier version. */
   legacy?: boolean;
-}
-
-type FileHandle = Awaited<ReturnType<typeof open>>;
-
-async function readRange(handle: FileHandle, start: number, end: number): Promise<Buffer> {
-  const buffer = Buffer.alloc(end - start);
-  let offset = 0;
-  while (offset < buffer.length) {
-    const { bytesRead } = await handle.read(buffer, offset, buffer.length - offset, start + offset);
-    if (bytesRead === 0) break;
-    offset += bytesRead;
-  }
-  return buffer.subarray(0, offset);
 }
 
 /** Applies parsed lines to an index, in order. */
@@ -252,7 +240,7 @@ export function createFileMemoryStore({
   /** The scope's log as this process knows it, brought up to date with the file. */
   async function load(path: string, scope: Scope): Promise<LoadedLog> {
     return withStorageErrors(path, 'read', async () => {
-      let handle: FileHandle;
+      let handle: Awaited<ReturnType<typeof open>>;
       try {
         handle = await open(path, 'r');
       } catch (error) {
@@ -268,10 +256,13 @@ export function createFileMemoryStore({
         const info = await handle.stat();
         const cached = cache.get(path);
         if (cached?.exists && cached.ino === info.ino && info.size >= cached.offset) {
-          const header = await readRange(handle, 0, Buffer.byteLength(cached.header));
+          const header = await readFileRange(handle, 0, Buffer.byteLength(cached.header));
           if (header.toString('utf8') === cached.header) {
             if (info.size === cached.offset) return { state: cached, damaged: 0, size: info.size };
-            const tail = parseLogLines(await readRange(handle, cached.offset, info.size), scope);
+            const tail = parseLogLines(
+              await readFileRange(handle, cached.offset, info.size),
+              scope,
+            );
             if (tail.damaged === 0) {
               applyLines(cached.index, tail.lines);
               cached.offset += tail.consumed;
@@ -281,7 +272,7 @@ export function createFileMemoryStore({
           }
         }
         cache.delete(path);
-        const loaded = parseLog(await readRange(handle, 0, info.size), info.ino, scope);
+        const loaded = parseLog(await readFileRange(handle, 0, info.size), info.ino, scope);
         if (loaded.damaged === 0) remember(path, loaded.state);
         return loaded;
       } finally {

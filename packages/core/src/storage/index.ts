@@ -23,6 +23,7 @@ export {
   appendJsonLines,
   type JsonLinesReadResult,
   type LastJsonLine,
+  readFileRange,
   readJsonLines,
   readLastJsonLine,
   serializeJsonLines,

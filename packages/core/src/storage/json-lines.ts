@@ -77,7 +77,12 @@ async function lineStartBefore(handle: FileHandle, end: number): Promise<number>
   return 0;
 }
 
-async function readRange(handle: FileHandle, start: number, end: number): Promise<string> {
+/** Bytes `[start, end)` of an open file, fewer when the file is shorter (a read never overruns). */
+export async function readFileRange(
+  handle: FileHandle,
+  start: number,
+  end: number,
+): Promise<Buffer> {
   const buffer = Buffer.alloc(end - start);
   let offset = 0;
   while (offset < buffer.length) {
@@ -85,7 +90,7 @@ async function readRange(handle: FileHandle, start: number, end: number): Promis
     if (bytesRead === 0) break;
     offset += bytesRead;
   }
-  return buffer.subarray(0, offset).toString('utf8');
+  return buffer.subarray(0, offset);
 }
 
 /** The file's last line and where it starts; `terminated` is false for an unterminated tail. */
@@ -99,7 +104,7 @@ async function lastLine(
   const terminated = last[0] === NEWLINE;
   const end = terminated ? size - 1 : size;
   const start = await lineStartBefore(handle, end);
-  return { start, text: await readRange(handle, start, end), terminated };
+  return { start, text: (await readFileRange(handle, start, end)).toString('utf8'), terminated };
 }
 
 export type LastJsonLine =
