@@ -1,43 +1,23 @@
 import { execFile, spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { countToolDefinitions, createTokenCounter, parseConversation } from '@ctxmem/core';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { callerDirectory } from './caller-directory.js';
-import { type CliContext, type CompactReportJson, runCli } from './index.js';
+import type { CliContext, CompactReportJson } from './index.js';
+import { useCliFolder } from './run-cli.test-helper.js';
 
 const execFileAsync = promisify(execFile);
 const repositoryRoot = fileURLToPath(new URL('../../../', import.meta.url));
 const agentSession = join(repositoryRoot, 'examples/conversations/agent-session.json');
 
-let directory: string;
-
-beforeEach(async () => {
-  directory = await mkdtemp(join(tmpdir(), 'ctxmem-compact-'));
-});
-
-afterEach(async () => {
-  await rm(directory, { recursive: true, force: true });
-});
-
-async function run(argv: string[], overrides: Partial<CliContext> = {}) {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli(argv, {
-    stdout: { write: (text: string) => (stdout += text) },
-    stderr: { write: (text: string) => (stderr += text) },
-    cwd: directory,
-    env: {},
-    ...overrides,
-  });
-  return { code, stdout, stderr };
-}
+const cli = useCliFolder('ctxmem-compact');
+const { run } = cli;
 
 async function readJson<T>(name: string): Promise<T> {
-  return JSON.parse(await readFile(join(directory, name), 'utf8')) as T;
+  return JSON.parse(await readFile(join(cli.directory(), name), 'utf8')) as T;
 }
 
 /** A body whose history is mostly one large tool result, so compaction offloads it. */
@@ -106,10 +86,10 @@ describe('ctxmem compact: paths resolve against the caller', () => {
         '-e',
         'process.stdout.write(JSON.stringify([process.env.CTXMEM_CALLER_CWD, process.cwd()]))',
       ],
-      { cwd: directory, env: { ...process.env, CTXMEM_CALLER_CWD: '' } },
+      { cwd: cli.directory(), env: { ...process.env, CTXMEM_CALLER_CWD: '' } },
     );
     const [caller, processDirectory] = JSON.parse(stdout) as [string, string];
-    expect(caller).toBe(directory);
+    expect(caller).toBe(cli.directory());
     expect(processDirectory).toBe(repositoryRoot.replace(/\/$/, ''));
   });
 
@@ -119,7 +99,7 @@ describe('ctxmem compact: paths resolve against the caller', () => {
     const child = spawn(
       process.execPath,
       ['--import', 'tsx', bin, 'compact', '-', '--budget', '8000', '--out', 'small.json'],
-      { cwd: repositoryRoot, env: { ...process.env, CTXMEM_CALLER_CWD: directory } },
+      { cwd: repositoryRoot, env: { ...process.env, CTXMEM_CALLER_CWD: cli.directory() } },
     );
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -131,11 +111,13 @@ describe('ctxmem compact: paths resolve against the caller', () => {
     expect(stderr).toContain('Wrote small.json');
     // Offloads land next to --out, in the caller's folder too.
     expect(stderr).toMatch(/\.ctxmem\/offload/);
-    expect((await readFile(join(directory, 'small.json'), 'utf8')).length).toBeGreaterThan(100);
+    expect((await readFile(join(cli.directory(), 'small.json'), 'utf8')).length).toBeGreaterThan(
+      100,
+    );
   });
 
   it('resolves input, --out, --report-json and --offload-dir against the context folder', async () => {
-    await writeFile(join(directory, 'body.json'), await readFile(agentSession, 'utf8'));
+    await writeFile(join(cli.directory(), 'body.json'), await readFile(agentSession, 'utf8'));
     const result = await run([
       'compact',
       'body.json',
@@ -150,7 +132,7 @@ describe('ctxmem compact: paths resolve against the caller', () => {
     ]);
     expect(result.code, result.stderr).toBe(0);
     const report = await readJson<CompactReportJson>('report.json');
-    expect(report.offload.dir).toBe(join(directory, 'payloads'));
+    expect(report.offload.dir).toBe(join(cli.directory(), 'payloads'));
     expect((await readJson<{ messages: unknown[] }>('out.json')).messages.length).toBeGreaterThan(
       1,
     );
@@ -213,7 +195,7 @@ describe('ctxmem compact: the tokenizer follows the body’s model', () => {
     const body = JSON.parse(await readFile(agentSession, 'utf8')) as Record<string, unknown>;
     if (model === undefined) delete body.model;
     else body.model = model;
-    await writeFile(join(directory, 'body.json'), JSON.stringify(body));
+    await writeFile(join(cli.directory(), 'body.json'), JSON.stringify(body));
     const result = await run([
       'compact',
       'body.json',
@@ -308,7 +290,7 @@ describe('ctxmem compact --timeout', () => {
 describe('ctxmem compact: memory tools in the output', () => {
   it('adds reload_context in the OpenAI format, within the budget', async () => {
     await writeFile(
-      join(directory, 'body.json'),
+      join(cli.directory(), 'body.json'),
       JSON.stringify(bodyWithLargeToolResult('openai-chat', 'gpt-4o')),
     );
     const result = await run(['compact', 'body.json', '--budget', '3000']);
@@ -333,7 +315,7 @@ describe('ctxmem compact: memory tools in the output', () => {
 
   it('adds reload_context in the Anthropic format, and not twice', async () => {
     await writeFile(
-      join(directory, 'body.json'),
+      join(cli.directory(), 'body.json'),
       JSON.stringify(bodyWithLargeToolResult('anthropic', 'claude-sonnet-4-5')),
     );
     const first = await run(['compact', 'body.json', '--budget', '3000', '--out', 'once.json']);
@@ -361,7 +343,7 @@ describe('ctxmem compact: memory tools in the output', () => {
 
   it('notes the tool on stderr for a bare messages array, which has no tools field', async () => {
     const body = bodyWithLargeToolResult('openai-chat', 'gpt-4o');
-    await writeFile(join(directory, 'bare.json'), JSON.stringify(body.messages));
+    await writeFile(join(cli.directory(), 'bare.json'), JSON.stringify(body.messages));
     const result = await run(['compact', 'bare.json', '--budget', '3000']);
     expect(result.code, result.stderr).toBe(0);
     expect(Array.isArray(JSON.parse(result.stdout))).toBe(true);
@@ -370,7 +352,7 @@ describe('ctxmem compact: memory tools in the output', () => {
 
   it('leaves a "tools" that is not an array as it is, with a note', async () => {
     const body = { ...bodyWithLargeToolResult('openai-chat', 'gpt-4o'), tools: { read_log: {} } };
-    await writeFile(join(directory, 'record.json'), JSON.stringify(body));
+    await writeFile(join(cli.directory(), 'record.json'), JSON.stringify(body));
     const result = await run(['compact', 'record.json', '--budget', '3000']);
     expect(result.code, result.stderr).toBe(0);
     expect((JSON.parse(result.stdout) as { tools: unknown }).tools).toEqual({ read_log: {} });

@@ -1,5 +1,4 @@
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
@@ -8,44 +7,19 @@ import {
   createTokenCounter,
   parseConversation,
 } from '@ctxmem/core';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type CliContext, type CompactReportJson, runCli } from './index.js';
+import { describe, expect, it } from 'vitest';
+import type { CompactReportJson } from './index.js';
+import { type CliRun, useCliFolder } from './run-cli.test-helper.js';
 
 const examples = fileURLToPath(new URL('../../../examples/conversations/', import.meta.url));
 const agentSession = join(examples, 'agent-session.json');
 const aiSdkChat = join(examples, 'ai-sdk-chat.json');
 
-let directory: string;
-
-beforeEach(async () => {
-  directory = await mkdtemp(join(tmpdir(), 'ctxmem-cli-'));
-});
-
-afterEach(async () => {
-  await rm(directory, { recursive: true, force: true });
-});
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function run(argv: string[], overrides: Partial<CliContext> = {}): Promise<Run> {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli(argv, {
-    stdout: { write: (text: string) => (stdout += text) },
-    stderr: { write: (text: string) => (stderr += text) },
-    cwd: directory,
-    env: {},
-    ...overrides,
-  });
-  return { code, stdout, stderr };
-}
+const cli = useCliFolder('ctxmem-cli');
+const { run } = cli;
 
 /** A failure is exactly one line on stderr, nothing on stdout. */
-function expectOneLineFailure(result: Run, code: number, pattern: RegExp): void {
+function expectOneLineFailure(result: CliRun, code: number, pattern: RegExp): void {
   expect(result.code).toBe(code);
   expect(result.stdout).toBe('');
   expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
@@ -159,7 +133,7 @@ describe('ctxmem compact: failures (exit 1)', () => {
   });
 
   it('reports a directory given as the file', async () => {
-    await mkdir(join(directory, 'folder.json'));
+    await mkdir(join(cli.directory(), 'folder.json'));
     expectOneLineFailure(
       await run(['compact', 'folder.json', '--budget', '100']),
       1,
@@ -168,7 +142,10 @@ describe('ctxmem compact: failures (exit 1)', () => {
   });
 
   it('reports invalid JSON with its line and column', async () => {
-    await writeFile(join(directory, 'broken.json'), '[\n  {"role": "user" "content": "hi"}\n]');
+    await writeFile(
+      join(cli.directory(), 'broken.json'),
+      '[\n  {"role": "user" "content": "hi"}\n]',
+    );
     expectOneLineFailure(
       await run(['compact', 'broken.json', '--budget', '100']),
       1,
@@ -177,13 +154,13 @@ describe('ctxmem compact: failures (exit 1)', () => {
   });
 
   it('reports a file cut short and an empty file', async () => {
-    await writeFile(join(directory, 'short.json'), '[{"role": "user", ');
+    await writeFile(join(cli.directory(), 'short.json'), '[{"role": "user", ');
     expectOneLineFailure(
       await run(['compact', 'short.json', '--budget', '100']),
       1,
       /short\.json is not valid JSON: .*\(line 1, column 19\)/,
     );
-    await writeFile(join(directory, 'empty.json'), '');
+    await writeFile(join(cli.directory(), 'empty.json'), '');
     expectOneLineFailure(
       await run(['compact', 'empty.json', '--budget', '100']),
       1,
@@ -192,7 +169,7 @@ describe('ctxmem compact: failures (exit 1)', () => {
   });
 
   it('reports an unknown format', async () => {
-    await writeFile(join(directory, 'other.json'), JSON.stringify({ rows: [1, 2, 3] }));
+    await writeFile(join(cli.directory(), 'other.json'), JSON.stringify({ rows: [1, 2, 3] }));
     expectOneLineFailure(
       await run(['compact', 'other.json', '--budget', '100']),
       1,
@@ -202,7 +179,7 @@ describe('ctxmem compact: failures (exit 1)', () => {
 
   it('reports a malformed message with the file and where it is', async () => {
     await writeFile(
-      join(directory, 'bad.json'),
+      join(cli.directory(), 'bad.json'),
       JSON.stringify([
         { role: 'user', content: 'hi' },
         { role: 'tool', content: 'x' },
@@ -229,7 +206,7 @@ describe('ctxmem compact: failures (exit 1)', () => {
       '--budget',
       '100k',
       '--out',
-      join(directory, 'no-such-folder', 'out.json'),
+      join(cli.directory(), 'no-such-folder', 'out.json'),
     ]);
     expectOneLineFailure(result, 1, /cannot write .*out\.json: no such file/);
   });
@@ -305,9 +282,9 @@ describe('ctxmem compact', () => {
 
     const counter = createTokenCounter();
     const compacted = parseConversation(
-      JSON.parse(await readFile(join(directory, 'compacted.json'), 'utf8')),
+      JSON.parse(await readFile(join(cli.directory(), 'compacted.json'), 'utf8')),
     );
-    const written = JSON.parse(await readFile(join(directory, 'compacted.json'), 'utf8')) as {
+    const written = JSON.parse(await readFile(join(cli.directory(), 'compacted.json'), 'utf8')) as {
       tools: unknown[];
     };
     // The budget holds the body's tools and the reload_context definition that was added.
@@ -321,7 +298,7 @@ describe('ctxmem compact', () => {
     const tokensAfter = counter.countMessages(compacted.messages) + toolTokens;
 
     const report = JSON.parse(
-      await readFile(join(directory, 'report.json'), 'utf8'),
+      await readFile(join(cli.directory(), 'report.json'), 'utf8'),
     ) as CompactReportJson;
     expect(report).toMatchObject({
       file: agentSession,
@@ -344,7 +321,7 @@ describe('ctxmem compact', () => {
     expect(Object.values(report.after.composition).reduce((sum, value) => sum + value, 0)).toBe(
       tokensAfter - toolTokens - counter.promptOverhead,
     );
-    expect(report.offload.dir).toBe(join(directory, '.ctxmem', 'offload'));
+    expect(report.offload.dir).toBe(join(cli.directory(), '.ctxmem', 'offload'));
     expect(report.offload.ids.length).toBeGreaterThan(0);
     expect(await readdir(report.offload.dir)).not.toHaveLength(0);
 
@@ -386,11 +363,11 @@ describe('ctxmem compact', () => {
     ]);
     expect(result.code).toBe(0);
     const report = JSON.parse(
-      await readFile(join(directory, 'report.json'), 'utf8'),
+      await readFile(join(cli.directory(), 'report.json'), 'utf8'),
     ) as CompactReportJson;
     expect(report.history).toBe('recent-only');
     expect(report.settings).toEqual({ recentRounds: 1 });
-    expect(report.offload.dir).toBe(join(directory, 'offloads'));
+    expect(report.offload.dir).toBe(join(cli.directory(), 'offloads'));
     expect(report.after.tokens).toBeLessThanOrEqual(12_000);
   });
 
@@ -448,7 +425,7 @@ describe('ctxmem compact', () => {
     );
     expect(result.stdout).toContain('MODEL-SUMMARY-MARKER');
     const report = JSON.parse(
-      await readFile(join(directory, 'report.json'), 'utf8'),
+      await readFile(join(cli.directory(), 'report.json'), 'utf8'),
     ) as CompactReportJson;
     expect(report.summarizer).toBe('model:gpt-4o-mini>extractive');
     expect(report.report.summarizerCalls).toBe(calls);
@@ -511,7 +488,7 @@ describe('ctxmem inspect', () => {
     expect(result.stdout).toMatch(/Dry run: compact --budget \d+ --target \d+/);
     expect(result.stdout).toMatch(/would fire: [a-z-]+(, [a-z-]+)*; tokens after [\d,]+/);
     // Dry run: nothing written.
-    expect(await readdir(directory)).toEqual([]);
+    expect(await readdir(cli.directory())).toEqual([]);
   });
 
   it('takes the window from --model and says when nothing would fire', async () => {
@@ -575,7 +552,7 @@ describe('ctxmem compact on whole request bodies', () => {
   ]).flat();
 
   it('counts an Anthropic body’s system and tools, and keeps the system at the top level', async () => {
-    const file = join(directory, 'anthropic.json');
+    const file = join(cli.directory(), 'anthropic.json');
     const request = {
       model: 'claude-sonnet-4-5',
       max_tokens: 1024,
@@ -593,7 +570,7 @@ describe('ctxmem compact on whole request bodies', () => {
       'out.json',
     ]);
     expect(result.code).toBe(0);
-    const written = JSON.parse(await readFile(join(directory, 'out.json'), 'utf8')) as {
+    const written = JSON.parse(await readFile(join(cli.directory(), 'out.json'), 'utf8')) as {
       system: string;
       tools: unknown[];
       messages: Array<{ role: string }>;
@@ -612,7 +589,7 @@ describe('ctxmem compact on whole request bodies', () => {
 
   it('fails with one line and the numbers when the tools alone exceed the budget', async () => {
     await writeFile(
-      join(directory, 'tools.json'),
+      join(cli.directory(), 'tools.json'),
       JSON.stringify({ model: 'gpt-4o', tools, messages: [{ role: 'user', content: 'hi' }] }),
     );
     expectOneLineFailure(
@@ -624,7 +601,7 @@ describe('ctxmem compact on whole request bodies', () => {
 
   it('fails instead of emptying the history when the system and newest message cannot fit', async () => {
     await writeFile(
-      join(directory, 'small.json'),
+      join(cli.directory(), 'small.json'),
       JSON.stringify([
         { role: 'system', content: 'Rules. '.repeat(100) },
         { role: 'user', content: 'old' },
@@ -640,7 +617,7 @@ describe('ctxmem compact on whole request bodies', () => {
 
   it('moves a late tool result up to its call in an OpenAI body, and rejects a malformed one', async () => {
     await writeFile(
-      join(directory, 'late.json'),
+      join(cli.directory(), 'late.json'),
       JSON.stringify({
         model: 'gpt-4o',
         messages: [
@@ -667,7 +644,7 @@ describe('ctxmem compact on whole request bodies', () => {
       'late-out.json',
     ]);
     expect(result.code).toBe(0);
-    const written = JSON.parse(await readFile(join(directory, 'late-out.json'), 'utf8')) as {
+    const written = JSON.parse(await readFile(join(cli.directory(), 'late-out.json'), 'utf8')) as {
       messages: Array<{ role: string; tool_call_id?: string }>;
     };
     expect(written.messages.map((message) => message.role)).toEqual([
@@ -680,7 +657,7 @@ describe('ctxmem compact on whole request bodies', () => {
     expect(checkToolPairing(parseConversation(written).messages)).toEqual([]);
 
     await writeFile(
-      join(directory, 'nan.json'),
+      join(cli.directory(), 'nan.json'),
       '{"messages":[{"role":"user","content":[{"type":"wat"}]}]}',
     );
     const rejected = await run(['compact', 'nan.json', '--budget', '4000']);

@@ -1,32 +1,11 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type CliContext, runCli } from './index.js';
+import { describe, expect, it } from 'vitest';
 import type { MemoryAddSummary, MemorySearchLineJson } from './memory-command.js';
+import { useCliFolder } from './run-cli.test-helper.js';
 
-let directory: string;
-
-beforeEach(async () => {
-  directory = await mkdtemp(join(tmpdir(), 'ctxmem-stdin-'));
-});
-
-afterEach(async () => {
-  await rm(directory, { recursive: true, force: true });
-});
-
-async function run(argv: string[], overrides: Partial<CliContext> = {}) {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli(argv, {
-    stdout: { write: (text: string) => (stdout += text) },
-    stderr: { write: (text: string) => (stderr += text) },
-    cwd: directory,
-    env: {},
-    ...overrides,
-  });
-  return { code, stdout, stderr };
-}
+const cli = useCliFolder('ctxmem-stdin');
+const { run } = cli;
 
 /** Stdin as a pipe delivers it: in chunks that may split a line (and a UTF-8 character). */
 function piped(text: string): AsyncIterable<Uint8Array> {
@@ -58,7 +37,7 @@ describe('- reads stdin in the memory commands', () => {
 
   it('memory search --queries - answers the queries piped in, in order', async () => {
     await writeFile(
-      join(directory, 'cards.jsonl'),
+      join(cli.directory(), 'cards.jsonl'),
       cards.map((card) => JSON.stringify(card)).join('\n'),
     );
     expect((await run(['memory', 'add', '--store', 'store', '--jsonl', 'cards.jsonl'])).code).toBe(
