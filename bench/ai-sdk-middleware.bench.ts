@@ -17,23 +17,12 @@ import {
   type V4Message,
 } from '../packages/ai-sdk/src/index.js';
 import type { CtxmemEvent } from '../packages/core/src/contracts/index.js';
+import { fillerText } from '../packages/core/src/test/filler-text.js';
 import { createTokenCounter } from '../packages/core/src/tokens/index.js';
 import type { BenchRun, BenchSection } from './types.js';
 
-const WORDS =
-  'the budget keeps every prompt inside its window while tools return long results about files builds tests and deployments so the agent can plan its next step carefully'.split(
-    ' ',
-  );
-
-function text(seed: number, count: number): string {
-  let state = (seed * 2654435761) >>> 0;
-  const out: string[] = [];
-  for (let index = 0; index < count; index++) {
-    state = (Math.imul(state ^ (state >>> 13), 0x5bd1e995) + index) >>> 0;
-    out.push(WORDS[state % WORDS.length]!);
-  }
-  return out.join(' ');
-}
+// The tests' deterministic filler text.
+const text = fillerText;
 
 /** One turn of a tool-using agent: question, tool call, tool result, answer. */
 function turn(index: number, resultWords: number): V4Message[] {
@@ -91,6 +80,9 @@ function summary(samples: number[]) {
 }
 
 const ms = (value: number) => Number(value.toFixed(3));
+
+/** Calls of each measured function before its timed loop. */
+const WARM_UP_CALLS = 200;
 
 // One full collection before each measured loop, so that the garbage of the previous loops (the
 // full recount makes a lot) is not collected during this one. Individual calls are not helped.
@@ -168,17 +160,30 @@ async function overhead(size: number, iterations: number, withTools = false) {
   let started = performance.now();
   await call([...copyPrompt(base), newMessage(-1)]);
   const cold = performance.now() - started;
-  // Warm the JIT before measuring.
-  for (let index = 0; index < 20; index++)
+  const naiveCounter = createTokenCounter({ cacheSize: 0 });
+  const prunePrompt = (messages: V4Message[]) =>
+    pruneMessages({
+      messages: messages as unknown as ModelMessage[],
+      reasoning: 'before-last-message',
+      toolCalls: 'before-last-2-messages',
+    });
+  // Warm the JIT of all three the same way before measuring (the optimizing compiler needs more
+  // than a few calls of the larger functions); the full recount is slow, so it gets fewer.
+  for (let index = 0; index < WARM_UP_CALLS; index++) {
     await call([...copyPrompt(base), newMessage(-2 - index)]);
+    prunePrompt([...copyPrompt(base), newMessage(-2 - index)]);
+    if (index < WARM_UP_CALLS / 10)
+      naiveCounter.countMessages(fromV4Prompt([...copyPrompt(base), newMessage(-2 - index)]));
+  }
 
   const ctxmem: number[] = [];
   const prune: number[] = [];
   const recount: number[] = [];
-  const naiveCounter = createTokenCounter({ cacheSize: 0 });
   // Each input is built just before its timed call (building is not timed), so that only one
   // input is alive at a time, as in an application. The three are measured in separate loops, so
-  // that the garbage of one (the full recount makes a lot) does not pause the others.
+  // that the garbage of one (the full recount makes a lot) does not pause the others; each loop
+  // starts after a full collection (the warm-up and the previous row leave garbage too).
+  collectGarbage();
   for (let index = 0; index < iterations; index++) {
     const prompt = [...copyPrompt(base), newMessage(index)];
     started = performance.now();
@@ -189,13 +194,9 @@ async function overhead(size: number, iterations: number, withTools = false) {
   }
   collectGarbage();
   for (let index = 0; index < iterations; index++) {
-    const messages = [...copyPrompt(base), newMessage(index)] as unknown as ModelMessage[];
+    const messages = [...copyPrompt(base), newMessage(index)];
     started = performance.now();
-    pruneMessages({
-      messages,
-      reasoning: 'before-last-message',
-      toolCalls: 'before-last-2-messages',
-    });
+    prunePrompt(messages);
     prune.push(performance.now() - started);
   }
   collectGarbage();
@@ -330,7 +331,7 @@ export const run: BenchRun = async ({ quick }) => {
     notes: [
       'Each call resends the whole history as new objects plus one new message, as the AI SDK does; only `transformParams` is timed (the copy is not).',
       'p99 includes garbage-collector pauses, which land on whichever call is running (compare `pruneMessages`, whose own work is tiny); a full collection runs before each measured loop only. The machine is shared with other jobs.',
-      'The first call converts and counts the whole history once (in the first row it also loads the tokenizer); later calls reuse the conversions and counts of the unchanged messages. 20 warm-up calls are not measured.',
+      `The first call converts and counts the whole history once (in the first row it also loads the tokenizer); later calls reuse the conversions and counts of the unchanged messages. ${WARM_UP_CALLS} warm-up calls of ctxmem and of \`pruneMessages\` (${WARM_UP_CALLS / 10} of the full recount) are not measured.`,
       '`pruneMessages` (reasoning before the last message, tool calls before the last 2 messages) only drops parts and does not count tokens; the full recount tokenizes every message on every call (no cache), as a stateless middleware would.',
       'The row with 25 tools passes `params.tools` (about 6,000 tokens of definitions, new objects on every call) and `maxOutputTokens: 2000`, which come off the budget on every call.',
       'Target: ctxmem p99 under 1 ms at 1,000 messages, with and without tools.',

@@ -19,6 +19,7 @@ import {
   messageText,
   SUMMARY_SYSTEM_PROMPT,
 } from '../packages/core/src/index.js';
+import { fillerText } from '../packages/core/src/test/filler-text.js';
 // The root has no LangChain dependency: use the versions the adapter is developed against.
 import { BaseChatModel } from '../packages/langchain/node_modules/@langchain/core/dist/language_models/chat_models.js';
 import {
@@ -46,20 +47,8 @@ const counter = createTokenCounter();
 const SYSTEM_PROMPT = 'You are a research agent. Look things up with the lookup tool, then answer.';
 const LANGCHAIN_SUMMARY_MARKER = 'Context Extraction Assistant';
 
-const WORDS =
-  'the budget keeps every prompt inside its window while tools return long results about files builds tests and deployments so the agent can plan its next step carefully'.split(
-    ' ',
-  );
-
-function text(seed: number, count: number): string {
-  let state = (seed * 2654435761) >>> 0;
-  const out: string[] = [];
-  for (let index = 0; index < count; index++) {
-    state = (Math.imul(state ^ (state >>> 13), 0x5bd1e995) + index) >>> 0;
-    out.push(WORDS[state % WORDS.length]!);
-  }
-  return out.join(' ');
-}
+// The tests' deterministic filler text.
+const text = fillerText;
 
 function tokensOf(messages: readonly BaseMessage[]): number {
   return counter.countMessages(fromLangChainMessages(messages));

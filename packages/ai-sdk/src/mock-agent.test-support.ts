@@ -4,45 +4,29 @@
  * result shapes used here are the same in both.
  */
 import { SUMMARY_SYSTEM_PROMPT } from '@ctxmem/core';
+import { summaryReply as summaryAnswer, fillerText as words } from '@ctxmem/core/test';
 
-const WORDS = [
-  'alpha',
-  'budget',
-  'cache',
-  'delta',
-  'engine',
-  'filter',
-  'gamma',
-  'harbor',
-  'index',
-  'jetty',
-  'kernel',
-  'ledger',
-  'matrix',
-  'nectar',
-  'orbit',
-  'parcel',
-  'quartz',
-  'ribbon',
-  'signal',
-  'tundra',
-  'uplink',
-  'vertex',
-  'willow',
-  'xenon',
-  'yonder',
-  'zephyr',
-];
+// One filler text and one summary reply for every package's tests.
+export { summaryAnswer, words };
 
-/** Deterministic filler text of `count` words. */
-export function words(seed: number, count: number): string {
-  let state = (seed * 2654435761) >>> 0;
-  const out: string[] = [];
-  for (let index = 0; index < count; index++) {
-    state = (Math.imul(state ^ (state >>> 13), 0x5bd1e995) + index) >>> 0;
-    out.push(WORDS[state % WORDS.length]!);
-  }
-  return out.join(' ');
+/**
+ * The scripted agent's `lookup` tool, built with the test's own AI SDK (`tool` and `jsonSchema` of
+ * AI SDK 6 or 7): one required `query`, answered with `resultWords` words of filler text seeded by
+ * the query's length times `seed`.
+ */
+export function lookupTool<Built>(
+  sdk: { tool: (definition: never) => Built; jsonSchema: (schema: never) => unknown },
+  { seed = 7919, resultWords = 450 }: { seed?: number; resultWords?: number } = {},
+): Built {
+  return sdk.tool({
+    description: 'Looks something up.',
+    inputSchema: sdk.jsonSchema({
+      type: 'object',
+      properties: { query: { type: 'string' } },
+      required: ['query'],
+    } as never),
+    execute: async ({ query }: { query: string }) => words(query.length * seed, resultWords),
+  } as never);
 }
 
 const usage = {
@@ -107,22 +91,6 @@ export function isSummaryPrompt(prompt: PromptLike): boolean {
   return (
     first?.role === 'system' && String(first.content).startsWith(SUMMARY_SYSTEM_PROMPT.slice(0, 80))
   );
-}
-
-/** A valid answer of the model summarizer. */
-export function summaryAnswer(label: string): string {
-  return JSON.stringify({
-    summary: {
-      goal: ['Answer the user lookups.'],
-      background: [`Summary ${label}.`],
-      keyFacts: [],
-      constraints: [],
-      decisions: [],
-      todos: [],
-      snippets: [],
-    },
-    memories: [],
-  });
 }
 
 export interface ScriptedAgentOptions {

@@ -3,6 +3,7 @@
  * tool-using agent, deterministic filler text, and a view of the message fields to compare.
  */
 import { SUMMARY_SYSTEM_PROMPT } from '@ctxmem/core';
+import { summaryReply as summaryAnswer, fillerText as words } from '@ctxmem/core/test';
 import {
   BaseChatModel,
   type BaseChatModelParams,
@@ -10,39 +11,8 @@ import {
 import { AIMessage, type BaseMessage } from '@langchain/core/messages';
 import type { ChatResult } from '@langchain/core/outputs';
 
-const WORDS = [
-  'alpha',
-  'budget',
-  'cache',
-  'delta',
-  'engine',
-  'filter',
-  'gamma',
-  'harbor',
-  'index',
-  'jetty',
-  'kernel',
-  'ledger',
-  'matrix',
-  'nectar',
-  'orbit',
-  'parcel',
-  'quartz',
-  'ribbon',
-  'signal',
-  'tundra',
-];
-
-/** Deterministic filler text of `count` words. */
-export function words(seed: number, count: number): string {
-  let state = (seed * 2654435761) >>> 0;
-  const out: string[] = [];
-  for (let index = 0; index < count; index++) {
-    state = (Math.imul(state ^ (state >>> 13), 0x5bd1e995) + index) >>> 0;
-    out.push(WORDS[state % WORDS.length]!);
-  }
-  return out.join(' ');
-}
+// One filler text and one summary reply for every package's tests.
+export { summaryAnswer, words };
 
 /** The fields providers and LangChain read, for comparing messages. */
 export function messageView(message: BaseMessage): Record<string, unknown> {
@@ -76,22 +46,6 @@ export function isSummaryRequest(messages: readonly BaseMessage[]): boolean {
   return first?.type === 'system' && textOf(first).startsWith(SUMMARY_SYSTEM_PROMPT.slice(0, 80));
 }
 
-/** A valid answer of the model summarizer. */
-export function summaryAnswer(label: string, memories: string[] = []): string {
-  return JSON.stringify({
-    summary: {
-      goal: ['Answer the user lookups.'],
-      background: [`Summary ${label}.`],
-      keyFacts: [],
-      constraints: [],
-      decisions: [],
-      todos: [],
-      snippets: [],
-    },
-    memories: memories.map((content) => ({ content, type: 'fact', tags: [], source: 1 })),
-  });
-}
-
 export type ScriptedAnswer = AIMessage | string | Error;
 
 /**
@@ -101,16 +55,23 @@ export type ScriptedAnswer = AIMessage | string | Error;
 export class ScriptedChatModel extends BaseChatModel {
   readonly calls: BaseMessage[][] = [];
   readonly model: string;
+  /** The output limit, named as ChatOpenAI and ChatAnthropic name it. */
+  readonly maxTokens: number | undefined;
 
   constructor(
     private readonly respond: (
       messages: BaseMessage[],
       call: number,
     ) => ScriptedAnswer | Promise<ScriptedAnswer>,
-    { model = 'scripted-model', ...fields }: BaseChatModelParams & { model?: string } = {},
+    {
+      model = 'scripted-model',
+      maxTokens,
+      ...fields
+    }: BaseChatModelParams & { model?: string; maxTokens?: number } = {},
   ) {
     super(fields);
     this.model = model;
+    this.maxTokens = maxTokens;
   }
 
   _llmType(): string {
@@ -140,40 +101,46 @@ export function createScriptedAgent({
   toolSteps = 2,
   toolName = 'lookup',
   failSummaries = false,
+  maxTokens,
 }: {
   toolSteps?: number;
   toolName?: string;
   failSummaries?: boolean;
+  /** The model's output limit. @default undefined (none) */
+  maxTokens?: number;
 } = {}) {
   let nextCall = 0;
   const state = { summaryCalls: 0, agentCalls: 0 };
-  const model = new ScriptedChatModel((messages) => {
-    if (isSummaryRequest(messages)) {
-      state.summaryCalls++;
-      if (failSummaries) return new Error('summary model is down');
-      return summaryAnswer(String(state.summaryCalls));
-    }
-    state.agentCalls++;
-    let lastHuman = messages.length - 1;
-    while (lastHuman >= 0 && messages[lastHuman]!.type !== 'human') lastHuman--;
-    const results = messages
-      .slice(lastHuman + 1)
-      .filter((message) => message.type === 'tool').length;
-    if (results < toolSteps) {
-      nextCall++;
-      return new AIMessage({
-        content: '',
-        tool_calls: [
-          {
-            id: `call_${nextCall}`,
-            name: toolName,
-            args: { query: `q${nextCall}`, page: results },
-            type: 'tool_call',
-          },
-        ],
-      });
-    }
-    return new AIMessage(`Done: ${words(nextCall, 12)}`);
-  });
+  const model = new ScriptedChatModel(
+    (messages) => {
+      if (isSummaryRequest(messages)) {
+        state.summaryCalls++;
+        if (failSummaries) return new Error('summary model is down');
+        return summaryAnswer(String(state.summaryCalls));
+      }
+      state.agentCalls++;
+      let lastHuman = messages.length - 1;
+      while (lastHuman >= 0 && messages[lastHuman]!.type !== 'human') lastHuman--;
+      const results = messages
+        .slice(lastHuman + 1)
+        .filter((message) => message.type === 'tool').length;
+      if (results < toolSteps) {
+        nextCall++;
+        return new AIMessage({
+          content: '',
+          tool_calls: [
+            {
+              id: `call_${nextCall}`,
+              name: toolName,
+              args: { query: `q${nextCall}`, page: results },
+              type: 'tool_call',
+            },
+          ],
+        });
+      }
+      return new AIMessage(`Done: ${words(nextCall, 12)}`);
+    },
+    maxTokens === undefined ? {} : { maxTokens },
+  );
   return { model, state };
 }

@@ -3,17 +3,17 @@ import {
   createInMemoryHistoryStore,
   createInMemoryMemoryStore,
   createMemorySearch,
-  fromOpenAIChat,
-  type Message,
-  type OpenAIChatMessage,
-  SUMMARY_SYSTEM_PROMPT,
 } from '@ctxmem/core';
 import { SUMMARY_HEADING } from '@ctxmem/core/adapter-kit';
 import {
+  agentReply,
+  isSummaryRequest,
   type OpenAICompatibleServer,
   type OpenAIServerReply,
   type OpenAIServerRequest,
   startOpenAICompatibleServer,
+  wireMessages,
+  wireProblems,
 } from '@ctxmem/core/test';
 import { type BaseMessage, HumanMessage } from '@langchain/core/messages';
 import { tool } from '@langchain/core/tools';
@@ -26,8 +26,6 @@ import { summaryAnswer, words } from './langchain.test-support.js';
 import { langChainEmbedder, MemoryRetriever } from './retrieval/index.js';
 import { memoryTools } from './tools/index.js';
 
-type Item = Record<string, unknown>;
-const SUMMARY_MARKER = SUMMARY_SYSTEM_PROMPT.slice(0, 60);
 const TOOL_STEPS = 2;
 
 const REFUSAL = "I'm sorry, but I can't help with summarizing this conversation.";
@@ -37,114 +35,11 @@ const REFUSAL = "I'm sorry, but I can't help with summarizing this conversation.
  * except every other one, which gets a refusal: it must never reach a prompt.
  */
 function agentHandler(request: OpenAIServerRequest): OpenAIServerReply {
-  const text = JSON.stringify(request.body);
-  if (text.includes(SUMMARY_MARKER)) {
+  if (isSummaryRequest(request)) {
     summaryRequests++;
     return { text: summaryRequests % 2 === 0 ? REFUSAL : summaryAnswer(String(request.index)) };
   }
-  const items = (
-    request.endpoint === 'responses' ? request.body.input : request.body.messages
-  ) as Item[];
-  let lastUser = items.length - 1;
-  while (lastUser >= 0 && items[lastUser]!.role !== 'user') lastUser--;
-  const results = items
-    .slice(lastUser + 1)
-    .filter((item) => item.role === 'tool' || item.type === 'function_call_output').length;
-  if (results < TOOL_STEPS) {
-    return { toolCalls: [{ name: 'lookup', arguments: { query: `q${request.index}` } }] };
-  }
-  return { text: `Answer ${request.index}: ${words(request.index, 10)}` };
-}
-
-/** What OpenAI would reject in a Chat Completions request. */
-function chatProblems(messages: readonly Item[]): string[] {
-  const problems: string[] = [];
-  messages.forEach((message, index) => {
-    if ((message.role === 'system' || message.role === 'developer') && index > 0) {
-      problems.push(`system message at ${index}`);
-    }
-    if (message.role === 'tool') {
-      let caller = index - 1;
-      while (caller >= 0 && messages[caller]!.role === 'tool') caller--;
-      const calls = (messages[caller]?.tool_calls as Array<{ id: string }> | undefined) ?? [];
-      if (!calls.some((call) => call.id === message.tool_call_id)) {
-        problems.push(`tool message ${index} does not follow its call`);
-      }
-    }
-    for (const call of (message.tool_calls as Array<{ id: string }> | undefined) ?? []) {
-      let answered = false;
-      for (
-        let next = index + 1;
-        next < messages.length && messages[next]!.role === 'tool';
-        next++
-      ) {
-        if (messages[next]!.tool_call_id === call.id) answered = true;
-      }
-      if (!answered) problems.push(`tool call ${call.id} is not answered right after it`);
-    }
-  });
-  return problems;
-}
-
-/** What OpenAI would reject in a Responses request: every function call answered once, after it. */
-function responsesProblems(input: readonly Item[]): string[] {
-  const problems: string[] = [];
-  const open = new Set<string>();
-  input.forEach((item, index) => {
-    if ((item.role === 'system' || item.role === 'developer') && index > 0) {
-      problems.push(`system item at ${index}`);
-    }
-    if (item.type === 'function_call') open.add(item.call_id as string);
-    else if (item.type === 'function_call_output' && !open.delete(item.call_id as string)) {
-      problems.push(`output ${String(item.call_id)} has no call before it`);
-    }
-  });
-  for (const id of open) problems.push(`call ${id} has no output`);
-  return problems;
-}
-
-function itemText(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  return content.map((part) => (part as { text?: string }).text ?? '').join('');
-}
-
-/** The Responses input as core messages, to count it with the core counter. */
-function responsesAsMessages(input: readonly Item[]): Message[] {
-  return input.map((item): Message => {
-    if (item.type === 'function_call') {
-      return {
-        role: 'assistant',
-        content: [
-          {
-            type: 'tool-call',
-            toolCallId: item.call_id as string,
-            toolName: item.name as string,
-            input: JSON.parse(item.arguments as string),
-          },
-        ],
-      };
-    }
-    if (item.type === 'function_call_output') {
-      return {
-        role: 'tool',
-        content: [
-          {
-            type: 'tool-result',
-            toolCallId: item.call_id as string,
-            toolName: 'lookup',
-            output: { type: 'text', value: String(item.output) },
-          },
-        ],
-      };
-    }
-    if (item.type !== undefined && item.type !== 'message') {
-      throw new Error(`unexpected input item ${JSON.stringify(item)}`);
-    }
-    const role =
-      item.role === 'developer' ? 'system' : (item.role as 'system' | 'user' | 'assistant');
-    return { role, content: itemText(item.content) } as Message;
-  });
+  return agentReply(request, { toolSteps: TOOL_STEPS });
 }
 
 let server: OpenAICompatibleServer | undefined;
@@ -206,9 +101,7 @@ describe('end to end through @langchain/openai and a local OpenAI-compatible ser
         messages = state.messages;
       }
 
-      const agentRequests = server.requests.filter(
-        (request) => !JSON.stringify(request.body).includes(SUMMARY_MARKER),
-      );
+      const agentRequests = server.requests.filter((request) => !isSummaryRequest(request));
       expect(agentRequests).toHaveLength(turns * (TOOL_STEPS + 1));
       let summarized = 0;
       const counter = memory.manager.counter;
@@ -221,17 +114,8 @@ describe('end to end through @langchain/openai and a local OpenAI-compatible ser
           request.body.max_output_tokens) as number;
         expect(requested).toBe(MAX_TOKENS);
         const fixed = countToolDefinitions(tools, counter) + requested;
-        if (api === 'chat') {
-          const wire = request.body.messages as OpenAIChatMessage[];
-          expect(chatProblems(wire as unknown as Item[]), `request ${request.index}`).toEqual([]);
-          expect(counter.countMessages(fromOpenAIChat(wire)) + fixed).toBeLessThanOrEqual(WINDOW);
-        } else {
-          const input = request.body.input as Item[];
-          expect(responsesProblems(input), `request ${request.index}`).toEqual([]);
-          expect(counter.countMessages(responsesAsMessages(input)) + fixed).toBeLessThanOrEqual(
-            WINDOW,
-          );
-        }
+        expect(wireProblems(request), `request ${request.index}`).toEqual([]);
+        expect(counter.countMessages(wireMessages(request)) + fixed).toBeLessThanOrEqual(WINDOW);
         // ctxmem's markers stay on the LangChain side; a refused summary never becomes one.
         const body = JSON.stringify(request.body);
         expect(body).not.toContain('"ctxmem"');

@@ -17,6 +17,7 @@ import { fromV3Prompt, type V3Prompt } from '../convert/index.js';
 import {
   createScriptedAgent,
   isSummaryPrompt,
+  lookupTool,
   streamChunks,
   summaryAnswer,
   textResult,
@@ -30,15 +31,7 @@ import {
 
 const SYSTEM = 'You are a careful research agent.';
 
-const lookup = tool({
-  description: 'Looks something up.',
-  inputSchema: jsonSchema<{ query: string }>({
-    type: 'object',
-    properties: { query: { type: 'string' } },
-    required: ['query'],
-  }),
-  execute: async ({ query }) => words(query.length * 7919, 450),
-});
+const lookup = lookupTool({ tool, jsonSchema });
 
 function setup(middlewareFactory: () => ContextMemoryMiddlewareV3) {
   const agent = createScriptedAgent();

@@ -1,57 +1,8 @@
 import type { Message } from '@ctxmem/core';
+import { sameValue } from '@ctxmem/core/adapter-kit';
 import { fromPromptMessage } from '../convert/from-prompt.js';
 import type { PromptVersion } from '../convert/prompt-types.js';
 import { toPromptMessage } from '../convert/to-prompt.js';
-
-/** Deeper values are compared as different (and converted again), never recursed into. */
-const MAX_COMPARE_DEPTH = 64;
-
-function isPlainObject(value: object): boolean {
-  const prototype = Object.getPrototypeOf(value);
-  return prototype === Object.prototype || prototype === null;
-}
-
-/**
- * Deep equality of prompt JSON, where an `undefined` property equals a missing one (the AI SDK
- * writes `providerOptions: undefined`). Cheap when both sides share their strings, as the AI SDK's
- * prompts of one conversation do: string comparison then stops at the pointer.
- */
-export function samePromptValue(left: unknown, right: unknown, depth = 0): boolean {
-  if (left === right) return true;
-  if (typeof left !== 'object' || typeof right !== 'object' || left === null || right === null) {
-    return false;
-  }
-  if (depth > MAX_COMPARE_DEPTH) return false;
-  if (Array.isArray(left)) {
-    if (!Array.isArray(right) || left.length !== right.length) return false;
-    for (let index = 0; index < left.length; index++) {
-      if (!samePromptValue(left[index], right[index], depth + 1)) return false;
-    }
-    return true;
-  }
-  if (left instanceof Uint8Array) {
-    if (!(right instanceof Uint8Array) || left.byteLength !== right.byteLength) return false;
-    for (let index = 0; index < left.byteLength; index++) {
-      if (left[index] !== right[index]) return false;
-    }
-    return true;
-  }
-  if (left instanceof URL) return right instanceof URL && left.href === right.href;
-  if (!isPlainObject(left) || !isPlainObject(right)) return false;
-  const leftRecord = left as Record<string, unknown>;
-  const rightRecord = right as Record<string, unknown>;
-  // `for…in` allocates nothing (unlike `Object.keys`), which matters at thousands of messages.
-  let leftDefined = 0;
-  for (const key in leftRecord) {
-    const value = leftRecord[key];
-    if (value === undefined) continue;
-    leftDefined++;
-    if (!samePromptValue(value, rightRecord[key], depth + 1)) return false;
-  }
-  let rightDefined = 0;
-  for (const key in rightRecord) if (rightRecord[key] !== undefined) rightDefined++;
-  return leftDefined === rightDefined;
-}
 
 interface CachedPrompt {
   /**
@@ -97,7 +48,7 @@ export class PromptConversionCache {
       if (
         reusable &&
         index < reusable.sources.length &&
-        samePromptValue(reusable.sources[index], source)
+        sameValue(reusable.sources[index], source)
       ) {
         messages[index] = reusable.messages[index]!;
         sources[index] = reusable.sources[index];

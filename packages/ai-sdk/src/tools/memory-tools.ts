@@ -1,5 +1,6 @@
 import {
   createMemoryTools,
+  type MemoryToolName,
   type MemoryToolsOptions,
   type Scope,
   type ToolDefinition,
@@ -7,7 +8,7 @@ import {
 import { jsonSchema, type Tool, tool } from 'ai';
 import type { ContextMemoryControls } from '../middleware/context-memory-middleware.js';
 
-export type MemoryToolName = 'search_memory' | 'recall_conversation' | 'reload_context';
+export type { MemoryToolName } from '@ctxmem/core';
 
 /** What the AI SDK passes to a tool's `execute`, as far as the scope resolver may need it. */
 export interface MemoryToolCall {

@@ -20,11 +20,22 @@ export function createShapeCheck(): (messages: readonly Message[]) => {
   /** Some message holds a lone surrogate: the input needs `repairMessages`' text repair. */
   needsTextRepair: boolean;
 } {
-  const checkedObjects = new WeakMap<object, boolean>();
+  /** Message objects already checked: their fingerprint and whether they hold lone surrogates. */
+  const checkedObjects = new WeakMap<object, { fingerprint: string; loneSurrogates: boolean }>();
   const checkedFingerprints = new KeyedLru<boolean>(REMEMBERED_SHAPES);
   return (messages) => {
     let needsTextRepair = false;
-    const fingerprints = messages.map((message, index) => {
+    const fingerprints: string[] = new Array(messages.length);
+    for (let index = 0; index < messages.length; index++) {
+      const message = messages[index]!;
+      // A host that resends its message objects (or an adapter that reuses its conversions)
+      // costs one lookup per message.
+      const knownObject = checkedObjects.get(message);
+      if (knownObject !== undefined) {
+        needsTextRepair ||= knownObject.loneSurrogates;
+        fingerprints[index] = knownObject.fingerprint;
+        continue;
+      }
       let fingerprint: string;
       try {
         fingerprint = messageFingerprint(message);
@@ -37,11 +48,6 @@ export function createShapeCheck(): (messages: readonly Message[]) => {
           cause: error,
         });
       }
-      const knownObject = checkedObjects.get(message);
-      if (knownObject !== undefined) {
-        needsTextRepair ||= knownObject;
-        return fingerprint;
-      }
       // The fingerprint leaves out the id and ctxmem's metadata: their shape is part of the key.
       const { id, ctxmem } = message as { id?: unknown; ctxmem?: unknown };
       const idShape = id === undefined ? '' : typeof id === 'string' && id !== '' ? 'id' : 'bad';
@@ -52,9 +58,9 @@ export function createShapeCheck(): (messages: readonly Message[]) => {
         checkedFingerprints.set(key, loneSurrogates);
       }
       needsTextRepair ||= loneSurrogates;
-      checkedObjects.set(message, loneSurrogates);
-      return fingerprint;
-    });
+      checkedObjects.set(message, { fingerprint, loneSurrogates });
+      fingerprints[index] = fingerprint;
+    }
     return { fingerprints, needsTextRepair };
   };
 }

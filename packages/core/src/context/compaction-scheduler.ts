@@ -1,20 +1,17 @@
 import { type Budget, checkTrigger } from '../budget/index.js';
 import { KeyedLru } from '../cache/index.js';
-import { compact, type HistoryMode } from '../compression/index.js';
+import { compact } from '../compression/index.js';
 import type {
   CallCompactionSource,
   CompactionReport,
-  CompressionSettings,
-  EventListener,
   Lease,
-  LeaseStore,
   MemoryCardDraft,
   Message,
-  OffloadStore,
   Scope,
   Summarizer,
   TokenCounter,
 } from '../contracts/index.js';
+import type { ContextManagerOptions } from './context-manager-types.js';
 import { explainBudget } from './request-preparation.js';
 import type { CompactionEntry, SessionPersistence, SessionState } from './session-state.js';
 import { errorText } from './with-timeout.js';
@@ -47,29 +44,28 @@ export function matchesPrefix(entry: CompactionEntry, fingerprints: readonly str
 /** How long a compaction lease is held at most: past the summarizer's own deadlines. */
 export const COMPACTION_LEASE_MS = 120_000;
 
-export interface CompactionSchedulerOptions {
+/**
+ * The manager's options the scheduler works with (resolved: the defaults are the manager's), plus
+ * the parts the manager builds for it.
+ */
+export interface CompactionSchedulerOptions
+  extends Pick<ContextManagerOptions, 'leases' | 'settings' | 'onEvent'>,
+    Required<
+      Pick<
+        ContextManagerOptions,
+        'offloadStore' | 'history' | 'repairInput' | 'backgroundCompaction' | 'cacheSize'
+      >
+    > {
   counter: TokenCounter;
   summarizer: Summarizer;
   /** The offline summarizer a call uses while another instance holds the compaction lease. */
   extractive: Summarizer;
-  /** @default undefined (no lease: instances may summarize one session at once) */
-  leases?: LeaseStore | undefined;
-  offloadStore: OffloadStore;
-  history: HistoryMode;
-  /** @default the compression defaults */
-  settings?: Partial<CompressionSettings> | undefined;
-  repairInput: boolean;
   contextWindow: number;
-  backgroundCompaction: boolean;
-  /** Sessions (times budgets) whose compactions are remembered for reuse. */
-  cacheSize: number;
   persistence: SessionPersistence;
   /** Stores the cards a summary extracted. */
   storeCards: (scope: Scope, cards: readonly MemoryCardDraft[]) => Promise<void>;
   /** Keeps a background run so `idle()` can wait for it. */
   track: (run: Promise<unknown>) => void;
-  /** @default undefined */
-  onEvent?: EventListener | undefined;
 }
 
 /** The history of one call as compaction sees it. */
@@ -222,7 +218,10 @@ export function createCompactionScheduler(options: CompactionSchedulerOptions) {
         trigger = checkTrigger(tokens, working.length, budget, { manual: false });
       }
     }
-    const compactionKey = `${key}\u0000${budget.budgetTokens}:${budget.targetTokens}\u0000${hashFingerprints(fingerprints)}`;
+    // Only a call that compacts needs the key (hashing every fingerprint is O(history)).
+    const compactionKey = trigger
+      ? `${key}\u0000${budget.budgetTokens}:${budget.targetTokens}\u0000${hashFingerprints(fingerprints)}`
+      : '';
     const known = trigger && trigger !== 'manual' ? compactions.get(compactionKey) : undefined;
     if (trigger && known && matchesPrefix(known.entry, fingerprints)) {
       // This scope's conversation was compacted at exactly this point before (hosts that share

@@ -1,4 +1,4 @@
-import { resolveBudget, resolveContextWindow } from '../budget/index.js';
+import { resolveContextWindow } from '../budget/index.js';
 import type { Message } from '../contracts/index.js';
 import { InvalidArgumentError } from '../errors/index.js';
 import { createInMemoryOffloadStore } from '../offload/index.js';
@@ -72,8 +72,11 @@ export function createContextManager(options: ContextManagerOptions = {}): Conte
     });
   }
   const contextWindow = resolvedWindow;
-  const budget = resolveBudget({ contextWindow, threshold, retainedRatio, reserve, maxMessages });
   const counter = options.counter ?? createTokenCounter(model ? { model } : {});
+  const { budget, budgetFor } = createRequestBudget(
+    { contextWindow, threshold, retainedRatio, reserve, maxMessages },
+    counter,
+  );
   const extractive = createExtractiveSummarizer({ counter });
   const primary =
     options.summarizer ??
@@ -95,15 +98,6 @@ export function createContextManager(options: ContextManagerOptions = {}): Conte
 
   const sessions = createSessionStates(cacheSize);
   const persistence = createSessionPersistence(historyStore);
-  const budgetFor = createRequestBudget({
-    budget,
-    contextWindow,
-    threshold,
-    retainedRatio,
-    reserve,
-    maxMessages,
-    counter,
-  });
   const memories = createMemoryInjection({ memory, counter, ...(onEvent ? { onEvent } : {}) });
   const flushes = createMemoryFlush({
     ...(flush ? { flush } : {}),

@@ -12,18 +12,15 @@ import {
 } from './request-preparation.js';
 
 const counter = createTokenCounter();
-const budget = resolveBudget({ contextWindow: 10_000 });
-const budgetFor = createRequestBudget({
-  budget,
-  contextWindow: 10_000,
-  threshold: 0.8,
-  retainedRatio: 0.6,
+const { budget, budgetFor } = createRequestBudget(
+  { contextWindow: 10_000, threshold: 0.8, retainedRatio: 0.6 },
   counter,
-});
+);
 const tools = [{ name: 'search', description: 'Searches the web', parameters: { type: 'object' } }];
 
 describe('createRequestBudget', () => {
   it('uses the manager budget for a plain request and takes tools, output and reserved tokens off it', () => {
+    expect(budget).toEqual(resolveBudget({ contextWindow: 10_000 }));
     expect(budgetFor(undefined, undefined).budget).toBe(budget);
     const request = budgetFor(tools, 500, 100);
     expect(request.toolTokens).toBeGreaterThan(0);
@@ -31,6 +28,42 @@ describe('createRequestBudget', () => {
     expect(request.budget.fixedTokens).toBe(request.toolTokens + 100);
     expect(request.budget.reserveTokens).toBe(500);
     expect(request.budget.budgetTokens).toBe(10_000 - request.toolTokens - 100 - 500);
+  });
+
+  it('counts a tool set once, knows it rebuilt from new objects, and recounts it changed in place', () => {
+    let counted = 0;
+    const countingCounter = {
+      ...counter,
+      countText: (text: string) => {
+        counted++;
+        return counter.countText(text);
+      },
+    };
+    const request = createRequestBudget(
+      { contextWindow: 10_000, threshold: 0.8, retainedRatio: 0.6 },
+      countingCounter,
+    ).budgetFor;
+    const definitions = [
+      { type: 'function', name: 'a', description: 'First tool.', inputSchema: { type: 'object' } },
+      { type: 'function', name: 'b', description: 'Second tool.', inputSchema: { type: 'object' } },
+    ];
+    const first = request(definitions, 500);
+    expect(counted).toBe(2);
+    // Hosts rebuild the definitions on every call: the same content is not counted again.
+    expect(request(structuredClone(definitions), 500)).toEqual(first);
+    expect(request(structuredClone(definitions), 500).budget).toBe(first.budget);
+    expect(counted).toBe(2);
+    // The cache keeps its own copy: a definition changed in place is a new tool set.
+    definitions[0]!.description = `First tool. ${'It takes a long description. '.repeat(40)}`;
+    const changed = request(definitions, 500);
+    expect(counted).toBe(4);
+    expect(changed.toolTokens).toBeGreaterThan(first.toolTokens + 100);
+    expect(changed.budget.budgetTokens).toBe(
+      first.budget.budgetTokens - (changed.toolTokens - first.toolTokens),
+    );
+    const cyclic: Record<string, unknown> = { name: 'loop' };
+    cyclic.self = cyclic;
+    expect(() => request([cyclic], 500)).toThrow(InvalidArgumentError);
   });
 
   it('rejects reserved tokens that are not a non-negative integer', () => {
@@ -74,6 +107,74 @@ describe('repairInput', () => {
     });
     expect(result.messages).toBe(paired);
     expect(result.repairs).toEqual([]);
+  });
+
+  it('pairs a long well-paired history as it is, and an id repeated thousands of times in order', () => {
+    const history: Message[] = [{ role: 'user', content: 'go' }];
+    for (let step = 0; step < 500; step++) {
+      history.push(
+        {
+          role: 'assistant',
+          content: [{ type: 'tool-call', toolCallId: `c${step}`, toolName: 'search', input: {} }],
+        },
+        {
+          role: 'tool',
+          content: [
+            {
+              type: 'tool-result',
+              toolCallId: `c${step}`,
+              toolName: 'search',
+              output: { type: 'text', value: 'r' },
+            },
+          ],
+        },
+      );
+    }
+    const clean = repairInput(history, history.map(messageFingerprint), false, {
+      repairInput: true,
+      scope: {},
+    });
+    expect(clean.repairs).toEqual([]);
+    expect(clean.messages).toBe(history);
+
+    // 3,000 calls with one id and their 3,000 results: each call gets its own id, and each result
+    // answers the next call in order (a quadratic search took seconds here).
+    const count = 3_000;
+    const repeated: Message[] = [
+      { role: 'user', content: 'go' },
+      {
+        role: 'assistant',
+        content: Array.from({ length: count }, () => ({
+          type: 'tool-call' as const,
+          toolCallId: 'x',
+          toolName: 'search',
+          input: {},
+        })),
+      },
+      {
+        role: 'tool',
+        content: Array.from({ length: count }, (_, index) => ({
+          type: 'tool-result' as const,
+          toolCallId: 'x',
+          toolName: 'search',
+          output: { type: 'text' as const, value: `r${index}` },
+        })),
+      },
+    ];
+    const repaired = repairInput(repeated, repeated.map(messageFingerprint), false, {
+      repairInput: true,
+      scope: {},
+    });
+    const calls = (repaired.messages[1] as { content: Array<{ toolCallId: string }> }).content;
+    const results = (
+      repaired.messages[2] as { content: Array<{ toolCallId: string; output: { value: string } }> }
+    ).content;
+    expect(new Set(calls.map((call) => call.toolCallId)).size).toBe(count);
+    expect(calls.slice(0, 3).map((call) => call.toolCallId)).toEqual(['x', 'x-2', 'x-3']);
+    expect(results.map((result) => result.toolCallId)).toEqual(
+      calls.map((call) => call.toolCallId),
+    );
+    expect(results[2]!.output.value).toBe('r2');
   });
 });
 

@@ -1,5 +1,4 @@
-import { type Budget, resolveBudget } from '../budget/index.js';
-import { KeyedLru } from '../cache/index.js';
+import { type Budget, type ResolveBudgetOptions, resolveBudget } from '../budget/index.js';
 import type { EventListener, Message, Scope, TokenCounter } from '../contracts/index.js';
 import {
   BudgetExceededError,
@@ -15,6 +14,10 @@ import {
 } from '../messages/validate-messages.js';
 import { countToolDefinitions } from '../tokens/index.js';
 import { messageFingerprint } from './message-fingerprint.js';
+import { sameValue, snapshotValue } from './same-value.js';
+
+/** Tool sets whose counts a manager remembers. */
+const REMEMBERED_TOOL_SETS = 8;
 
 /**
  * Cheap shape checks on every call (an array of objects with a known role). Deeper problems
@@ -29,11 +32,8 @@ export function assertMessageArray(messages: unknown): asserts messages is reado
   }
   for (let index = 0; index < messages.length; index++) {
     const message = messages[index] as { role?: unknown } | null;
-    if (
-      typeof message !== 'object' ||
-      message === null ||
-      !['system', 'user', 'assistant', 'tool'].includes(message.role as string)
-    ) {
+    const role = typeof message === 'object' && message !== null ? message.role : undefined;
+    if (role !== 'system' && role !== 'user' && role !== 'assistant' && role !== 'tool') {
       throw new InvalidMessageError({
         message: `messages[${index}] is not a message with a system, user, assistant or tool role.`,
         path: `messages[${index}]`,
@@ -73,18 +73,8 @@ export function explainBudget(error: unknown, budget: Budget): unknown {
   });
 }
 
-export interface RequestBudgetOptions {
-  /** The manager's budget, used as is by requests without tools, output or reserved tokens. */
-  budget: Budget;
-  contextWindow: number;
-  threshold: number;
-  retainedRatio: number;
-  /** @default the budget's default */
-  reserve?: { ratio?: number; min?: number } | undefined;
-  /** @default undefined (off) */
-  maxMessages?: number | undefined;
-  counter: TokenCounter;
-}
+/** The manager's budget settings: what every request's budget is resolved from. */
+export type BudgetSettings = Omit<ResolveBudgetOptions, 'fixedTokens' | 'outputTokens'>;
 
 /** The budget of one request, with what its tool definitions cost. */
 export interface RequestBudget {
@@ -96,41 +86,38 @@ export interface RequestBudget {
 }
 
 /**
- * The budget of each request: the manager's, less its tool definitions, what the caller adds
- * around the messages, and the requested output.
+ * The manager's budget (`budget`, used as is by requests without tools, output or reserved
+ * tokens) and the budget of each request (`budgetFor`): the manager's, less its tool definitions,
+ * what the caller adds around the messages, and the requested output.
  */
-export function createRequestBudget({
-  budget,
-  contextWindow,
-  threshold,
-  retainedRatio,
-  reserve,
-  maxMessages,
-  counter,
-}: RequestBudgetOptions) {
-  /** Tool definition counts by the definitions' JSON (a few tool sets per application). */
-  const toolCounts = new KeyedLru<number>(64);
+export function createRequestBudget(settings: BudgetSettings, counter: TokenCounter) {
+  const budget = resolveBudget(settings);
+  /** The last request budget: an application sends the same tools and limits call after call. */
+  let last: { fixedTokens: number; outputTokens: number | undefined; budget: Budget } | undefined;
+  /** The latest tool sets and their counts, newest first (an application sends a few). */
+  const toolCounts: Array<{ tools: unknown; tokens: number }> = [];
 
   /**
-   * Tokens of a request's tool definitions. Hosts send the same tools on every call (as new
-   * objects): their JSON is the key, so counting them costs one `JSON.stringify` after the first.
+   * Tokens of a request's tool definitions. Hosts send the same tools on every call, as new
+   * objects: a structural comparison with a private copy of the tool sets counted before answers
+   * without serialising the definitions again (tens of kilobytes of garbage per call with 25
+   * tools).
    */
   function toolTokens(tools: readonly unknown[]): number {
-    let key: string | undefined;
-    try {
-      key = JSON.stringify(tools);
-    } catch {
-      // countToolDefinitions names the definition JSON cannot hold.
-      return countToolDefinitions(tools, counter);
+    for (let index = 0; index < toolCounts.length; index++) {
+      const known = toolCounts[index]!;
+      if (!sameValue(known.tools, tools)) continue;
+      if (index > 0) toolCounts.unshift(...toolCounts.splice(index, 1));
+      return known.tokens;
     }
-    const known = toolCounts.get(key);
-    if (known !== undefined) return known;
+    // Throws InvalidArgumentError naming a definition JSON cannot hold.
     const tokens = countToolDefinitions(tools, counter);
-    toolCounts.set(key, tokens);
+    toolCounts.unshift({ tools: snapshotValue(tools), tokens });
+    if (toolCounts.length > REMEMBERED_TOOL_SETS) toolCounts.pop();
     return tokens;
   }
 
-  return function budgetFor(
+  function budgetFor(
     tools: readonly unknown[] | undefined,
     maxOutputTokens: number | undefined,
     reservedTokens = 0,
@@ -149,20 +136,19 @@ export function createRequestBudget({
       return { budget, toolTokens: 0, reservedTokens: 0 };
     }
     const definitions = tools === undefined ? 0 : toolTokens(tools);
-    return {
-      budget: resolveBudget({
-        contextWindow,
-        threshold,
-        retainedRatio,
-        reserve,
-        maxMessages,
-        fixedTokens: definitions + reservedTokens,
+    const fixedTokens = definitions + reservedTokens;
+    if (last?.fixedTokens !== fixedTokens || last.outputTokens !== maxOutputTokens) {
+      const request = resolveBudget({
+        ...settings,
+        fixedTokens,
         ...(maxOutputTokens === undefined ? {} : { outputTokens: maxOutputTokens }),
-      }),
-      toolTokens: definitions,
-      reservedTokens,
-    };
-  };
+      });
+      last = { fixedTokens, outputTokens: maxOutputTokens, budget: request };
+    }
+    return { budget: last.budget, toolTokens: definitions, reservedTokens };
+  }
+
+  return { budget, budgetFor };
 }
 
 export interface RepairOptions {

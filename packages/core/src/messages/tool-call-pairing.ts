@@ -5,29 +5,39 @@
 import type {
   AssistantContentPart,
   AssistantMessage,
-  FilePart,
-  ImagePart,
   Message,
-  TextPart,
   ToolContentPart,
   ToolMessage,
   ToolResultPart,
-  UserContentPart,
-  UserMessage,
 } from '../contracts/index.js';
 import { fail, type ValidationContext } from './message-shape.js';
-import { toolOutputText } from './message-utils.js';
+import { orphanResultsMessage, PairedOutput } from './paired-output.js';
 
 /** Text of the synthetic result that `repair` gives a tool call whose result is missing. */
 export const MISSING_TOOL_RESULT_TEXT = 'No result was recorded for this tool call.';
 
 interface PendingCall {
+  /** The id the call was sent with (`finalId` differs when it had to be replaced). */
+  originalId: string;
   finalId: string;
   toolName: string;
-  path: string;
+  /** Where the call is, for repairs and errors (the path string is only built when one is needed). */
+  messageIndex: number;
+  partIndex: number;
   answered: boolean;
   /** Provider-executed calls and calls awaiting approval may legitimately have no result yet. */
   exempt: boolean;
+  /** The step the call belongs to: `pending` keeps the calls of earlier steps until replaced. */
+  step: number;
+  /** The next call of the same step with the same original id. */
+  next: PendingCall | undefined;
+  /**
+   * On the first call of an id only: the last call of the chain, and the first one not yet
+   * answered (results answer calls in order), so that ids repeated thousands of times in one step
+   * stay linear.
+   */
+  last: PendingCall | undefined;
+  unanswered: PendingCall | undefined;
 }
 
 /**
@@ -37,28 +47,34 @@ interface PendingCall {
  */
 export function pairToolCalls(messages: Message[], context: ValidationContext): Message[] {
   const pairing = new ToolCallPairing(messages, context);
-  const output: Message[] = [];
+  const output = new PairedOutput(messages);
   let index = 0;
   while (index < messages.length) {
     const first = messages[index]!;
     if (first.role !== 'assistant' && first.role !== 'tool') {
-      output.push(first);
+      output.put(index, first);
       index++;
       continue;
     }
     pairing.startStep();
     if (first.role === 'assistant') {
-      output.push(pairing.assistant(first, index));
+      output.put(index, pairing.assistant(first, index));
       index++;
     }
     while (index < messages.length && messages[index]!.role === 'tool') {
-      const message = pairing.tool(messages[index] as ToolMessage, index);
-      if (message !== undefined) output.push(message);
+      output.put(index, pairing.tool(messages[index] as ToolMessage, index));
       index++;
     }
-    output.push(...pairing.finishStep(index));
+    for (const message of pairing.finishStep(index)) output.insert(message);
   }
-  return output;
+  return output.result();
+}
+
+/** What `finishStep` returns for a step that needs nothing inserted (the usual case). */
+const NOTHING_INSERTED: readonly Message[] = [];
+
+function partPath(messageIndex: number, partIndex: number): string {
+  return `messages[${messageIndex}].content[${partIndex}]`;
 }
 
 interface IdIndex {
@@ -69,9 +85,19 @@ interface IdIndex {
 class ToolCallPairing {
   private readonly seenCallIds = new Set<string>();
   private readonly providerExecutedIds = new Set<string>();
-  /** Calls of the current step by their original id (one id may be used twice). */
-  private pending = new Map<string, PendingCall[]>();
-  private orphans: ToolResultPart[] = [];
+  /**
+   * Calls of the current step by their original id (one id may be used twice). One map and one
+   * orphan list serve every step (cleared at each): a call of a long history allocates per repair,
+   * not per step.
+   */
+  private readonly pending = new Map<string, PendingCall>();
+  /** The first call of each original id in the current step, in order; `stepCallCount` are current. */
+  private readonly stepFirstCalls: PendingCall[] = [];
+  private stepCallCount = 0;
+  private step = 0;
+  private readonly orphans: ToolResultPart[] = [];
+  /** Per repeated id, the suffix its next replacement tries first. */
+  private readonly nextSuffix = new Map<string, number>();
   /** Late results already moved up to their call (`message:part`), skipped where they were. */
   private readonly moved = new Set<string>();
   /** Built on the first problem that needs it: a well-paired history (the usual case) never does. */
@@ -112,65 +138,101 @@ class ToolCallPairing {
   }
 
   startStep(): void {
-    this.pending = new Map();
-    this.orphans = [];
+    // Nothing is deleted or truncated (both make V8 allocate): the step number retires the
+    // previous step's calls, and the lists are overwritten from the start.
+    this.step++;
+    this.stepCallCount = 0;
+    if (this.orphans.length > 0) this.orphans.length = 0;
   }
+
+  /** The first call of the current step with this original id (the others follow by `next`). */
+  private pendingCall(toolCallId: string): PendingCall | undefined {
+    const call = this.pending.get(toolCallId);
+    return call !== undefined && call.step === this.step ? call : undefined;
+  }
+
+  // The context manager pairs the whole history on every call: the two walks below allocate only
+  // when a part changes (copy-on-write), so a well-paired history of thousands of messages costs
+  // a pass over its parts and no garbage.
 
   assistant(message: AssistantMessage, messageIndex: number): AssistantMessage {
     if (typeof message.content === 'string') return message;
-    const approvalCallIds = new Set<string>();
-    for (const part of message.content) {
-      if (part.type === 'tool-approval-request') approvalCallIds.add(part.toolCallId);
+    const content = message.content;
+    let approvalCallIds: Set<string> | undefined;
+    for (const part of content) {
+      if (part.type === 'tool-approval-request') {
+        approvalCallIds ??= new Set();
+        approvalCallIds.add(part.toolCallId);
+      }
     }
-    const parts: AssistantContentPart[] = [];
-    let changed = false;
-    message.content.forEach((part, partIndex) => {
-      const path = `messages[${messageIndex}].content[${partIndex}]`;
+    let parts: AssistantContentPart[] | undefined;
+    for (let partIndex = 0; partIndex < content.length; partIndex++) {
+      const part = content[partIndex]!;
       let next: AssistantContentPart | undefined = part;
       if (part.type === 'tool-call') {
-        const finalId = this.callId(part.toolCallId, `${path}.toolCallId`);
+        const finalId = this.callId(part.toolCallId, messageIndex, partIndex);
         if (part.providerExecuted === true) this.providerExecutedIds.add(finalId);
-        const calls = this.pending.get(part.toolCallId) ?? [];
-        calls.push({
+        const call: PendingCall = {
+          originalId: part.toolCallId,
           finalId,
           toolName: part.toolName,
-          path,
+          messageIndex,
+          partIndex,
           answered: false,
-          exempt: part.providerExecuted === true || approvalCallIds.has(part.toolCallId),
-        });
-        this.pending.set(part.toolCallId, calls);
+          exempt: part.providerExecuted === true || approvalCallIds?.has(part.toolCallId) === true,
+          step: this.step,
+          next: undefined,
+          last: undefined,
+          unanswered: undefined,
+        };
+        const first = this.pendingCall(part.toolCallId);
+        if (first === undefined) {
+          call.last = call;
+          call.unanswered = call;
+          this.pending.set(part.toolCallId, call);
+          this.stepFirstCalls[this.stepCallCount++] = call;
+        } else {
+          first.last!.next = call;
+          first.last = call;
+          first.unanswered ??= call;
+        }
         if (finalId !== part.toolCallId) next = { ...part, toolCallId: finalId };
       } else if (part.type === 'tool-result') {
         // Provider-executed results live in the assistant message, after their call.
-        if (!this.providerExecutedIds.has(part.toolCallId) || this.pending.has(part.toolCallId)) {
-          next = this.answer(part, path);
+        if (
+          !this.providerExecutedIds.has(part.toolCallId) ||
+          this.pendingCall(part.toolCallId) !== undefined
+        ) {
+          next = this.answer(part, messageIndex, partIndex);
         }
       } else if (part.type === 'tool-approval-request') {
-        const call = this.pending.get(part.toolCallId)?.[0];
+        const call = this.pendingCall(part.toolCallId);
         if (call !== undefined && call.finalId !== part.toolCallId) {
           next = { ...part, toolCallId: call.finalId };
         }
       }
-      if (next !== undefined) parts.push(next);
-      changed ||= next !== part;
-    });
-    return changed ? { ...message, content: parts } : message;
+      if (next !== part && parts === undefined) parts = content.slice(0, partIndex);
+      if (parts !== undefined && next !== undefined) parts.push(next);
+    }
+    return parts === undefined ? message : { ...message, content: parts };
   }
 
   /** The tool message with its results renamed or removed as needed; `undefined` when emptied. */
   tool(message: ToolMessage, messageIndex: number): ToolMessage | undefined {
-    const parts: ToolContentPart[] = [];
-    let changed = false;
-    message.content.forEach((part, partIndex) => {
-      const next = this.moved.has(`${messageIndex}:${partIndex}`)
-        ? undefined
-        : part.type === 'tool-result'
-          ? this.answer(part, `messages[${messageIndex}].content[${partIndex}]`)
-          : part;
-      if (next !== undefined) parts.push(next);
-      changed ||= next !== part;
-    });
-    if (!changed) return message;
+    const content = message.content;
+    let parts: ToolContentPart[] | undefined;
+    for (let partIndex = 0; partIndex < content.length; partIndex++) {
+      const part = content[partIndex]!;
+      const next =
+        this.moved.size > 0 && this.moved.has(`${messageIndex}:${partIndex}`)
+          ? undefined
+          : part.type === 'tool-result'
+            ? this.answer(part, messageIndex, partIndex)
+            : part;
+      if (next !== part && parts === undefined) parts = content.slice(0, partIndex);
+      if (parts !== undefined && next !== undefined) parts.push(next);
+    }
+    if (parts === undefined) return message;
     // A tool message left empty by the repair would be rejected by providers.
     return parts.length > 0 ? { ...message, content: parts } : undefined;
   }
@@ -179,36 +241,40 @@ class ToolCallPairing {
    * The messages to insert after the step (which ends before message `stepEnd`): late results
    * moved up and synthetic results for calls that have none, then kept orphan results.
    */
-  finishStep(stepEnd: number): Message[] {
-    const missing: ToolResultPart[] = [];
-    for (const [originalId, calls] of this.pending) {
-      for (const call of calls) {
+  finishStep(stepEnd: number): readonly Message[] {
+    let missing: ToolResultPart[] | undefined;
+    for (let first = 0; first < this.stepCallCount; first++) {
+      for (let call = this.stepFirstCalls[first]; call !== undefined; call = call.next) {
+        const originalId = call.originalId;
         if (call.answered || call.exempt) continue;
         const late = this.lateResult(originalId, stepEnd);
         if (late !== undefined) {
           const [result, path] = late;
           if (!this.context.repair) {
             fail(
-              call.path,
+              partPath(call.messageIndex, call.partIndex),
               `tool call ${JSON.stringify(call.finalId)} is answered only at ${path}, after other messages; a result must follow its call's assistant message`,
             );
           }
           this.context.repairs.push({ kind: 'late-tool-result', path, toolCallId: originalId });
           call.answered = true;
+          missing ??= [];
           missing.push(
             call.finalId === result.toolCallId ? result : { ...result, toolCallId: call.finalId },
           );
           continue;
         }
+        const path = partPath(call.messageIndex, call.partIndex);
         if (!this.context.repair) {
-          fail(call.path, `tool call ${JSON.stringify(call.finalId)} has no result`);
+          fail(path, `tool call ${JSON.stringify(call.finalId)} has no result`);
         }
         this.context.repairs.push({
           kind: 'missing-tool-result',
-          path: call.path,
+          path,
           toolCallId: call.finalId,
           toolName: call.toolName,
         });
+        missing ??= [];
         missing.push({
           type: 'tool-result',
           toolCallId: call.finalId,
@@ -217,8 +283,9 @@ class ToolCallPairing {
         });
       }
     }
+    if (missing === undefined && this.orphans.length === 0) return NOTHING_INSERTED;
     const inserted: Message[] = [];
-    if (missing.length > 0) inserted.push({ role: 'tool', content: missing });
+    if (missing !== undefined) inserted.push({ role: 'tool', content: missing });
     if (this.orphans.length > 0) inserted.push(orphanResultsMessage(this.orphans));
     return inserted;
   }
@@ -241,18 +308,22 @@ class ToolCallPairing {
   }
 
   /** The id a call ends up with: its own, or a fresh one when the id was used before. */
-  private callId(toolCallId: string, path: string): string {
+  private callId(toolCallId: string, messageIndex: number, partIndex: number): string {
     if (!this.seenCallIds.has(toolCallId)) {
       this.seenCallIds.add(toolCallId);
       return toolCallId;
     }
+    const path = `${partPath(messageIndex, partIndex)}.toolCallId`;
     if (!this.context.repair) {
       fail(path, `tool-call id ${JSON.stringify(toolCallId)} is used twice`);
     }
-    let counter = 2;
+    // Each id resumes at the suffix after its last replacement: an id repeated thousands of times
+    // stays linear.
+    let counter = this.nextSuffix.get(toolCallId) ?? 2;
     const used = this.idIndex().used;
     while (used.has(`${toolCallId}-${counter}`)) counter++;
     const replacementId = `${toolCallId}-${counter}`;
+    this.nextSuffix.set(toolCallId, counter + 1);
     used.add(replacementId);
     this.seenCallIds.add(replacementId);
     this.context.repairs.push({ kind: 'duplicate-tool-call-id', path, toolCallId, replacementId });
@@ -260,9 +331,17 @@ class ToolCallPairing {
   }
 
   /** Matches a result to the first unanswered call of the step with its id; orphans go. */
-  private answer(part: ToolResultPart, path: string): ToolResultPart | undefined {
-    const call = this.pending.get(part.toolCallId)?.find((candidate) => !candidate.answered);
+  private answer(
+    part: ToolResultPart,
+    messageIndex: number,
+    partIndex: number,
+  ): ToolResultPart | undefined {
+    const first = this.pendingCall(part.toolCallId);
+    let call = first?.unanswered;
+    while (call?.answered) call = call.next;
+    if (first !== undefined) first.unanswered = call?.next;
     if (call === undefined) {
+      const path = partPath(messageIndex, partIndex);
       if (!this.context.repair) {
         fail(path, `tool result ${JSON.stringify(part.toolCallId)} answers no preceding tool call`);
       }
@@ -273,44 +352,4 @@ class ToolCallPairing {
     call.answered = true;
     return call.finalId === part.toolCallId ? part : { ...part, toolCallId: call.finalId };
   }
-}
-
-/** Keeps the content of orphan tool results as a user message (text, images and files). */
-function orphanResultsMessage(results: readonly ToolResultPart[]): UserMessage {
-  const content: UserContentPart[] = [];
-  for (const result of results) {
-    const heading = `Result of tool ${JSON.stringify(result.toolName || 'unknown')} (call id ${JSON.stringify(result.toolCallId)}) whose call is missing from the history:`;
-    if (result.output.type !== 'content') {
-      content.push({ type: 'text', text: `${heading}\n${toolOutputText(result.output)}` });
-      continue;
-    }
-    const texts: string[] = [heading];
-    const media: Array<ImagePart | FilePart> = [];
-    for (const item of result.output.value) {
-      const record = item as Record<string, unknown>;
-      if (item.type === 'text' && typeof record.text === 'string') {
-        texts.push(record.text);
-        continue;
-      }
-      const data = record.data ?? record.url;
-      const mediaType = typeof record.mediaType === 'string' ? record.mediaType : undefined;
-      if (
-        typeof data === 'string' &&
-        (item.type.startsWith('image') || mediaType?.startsWith('image/'))
-      ) {
-        media.push({ type: 'image', image: data, ...(mediaType ? { mediaType } : {}) });
-      } else if (typeof data === 'string' && mediaType) {
-        media.push({
-          type: 'file',
-          data,
-          mediaType,
-          ...(typeof record.filename === 'string' ? { filename: record.filename } : {}),
-        });
-      } else {
-        texts.push(`[${item.type}]`);
-      }
-    }
-    content.push({ type: 'text', text: texts.join('\n') } satisfies TextPart, ...media);
-  }
-  return { role: 'user', content };
 }

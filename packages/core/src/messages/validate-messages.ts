@@ -156,7 +156,8 @@ export function checkToolPairing(messages: readonly Message[]): ToolPairingProbl
 
 /**
  * The pairing repairs of `repairMessages` alone, for messages whose shape is already checked
- * (the context manager checks each message's shape once). Linear in the number of parts.
+ * (the context manager checks each message's shape once). Linear in the number of parts; the
+ * messages are the input array itself when nothing needed a repair.
  */
 export function repairToolPairing(messages: readonly Message[]): RepairMessagesResult {
   const repairs: MessageRepair[] = [];

@@ -95,9 +95,9 @@ export function createFailingSummarizer(
 
 /**
  * A reply a summarizer model would give (`{ summary, memories }` JSON), for scripted model servers
- * and completes: `background` says which summary it is.
+ * and completes: `background` says which summary it is; `memories` become extracted facts.
  */
-export function summaryReply(label: string): string {
+export function summaryReply(label: string, memories: readonly string[] = []): string {
   return JSON.stringify({
     summary: {
       goal: ['Run the project.'],
@@ -108,6 +108,6 @@ export function summaryReply(label: string): string {
       todos: [],
       snippets: [],
     },
-    memories: [],
+    memories: memories.map((content) => ({ content, type: 'fact', tags: [], source: 1 })),
   });
 }

@@ -128,8 +128,10 @@ export function buildCounter(
 
   // The previous `countMessages` input and its running totals: a history that grew keeps its
   // earlier message objects, and comparing references is cheaper than even a WeakMap lookup.
-  let previousMessages: readonly Message[] = [];
-  let previousTotals: number[] = [0];
+  // Both arrays are private (the caller's array is never kept, so changing it cannot make a stale
+  // prefix look current) and edited in place: a call that appends allocates nothing.
+  const previousMessages: Message[] = [];
+  const previousTotals: number[] = [0];
 
   return {
     name,
@@ -154,15 +156,15 @@ export function buildCounter(
       const shared = Math.min(length, previousMessages.length);
       let matched = 0;
       while (matched < shared && messages[matched] === previousMessages[matched]) matched++;
-      const totals = previousTotals.slice(0, matched + 1);
-      let total = totals[matched]!;
+      previousMessages.length = matched;
+      previousTotals.length = matched + 1;
+      let total = previousTotals[matched]!;
       for (let index = matched; index < length; index++) {
-        total += countAt(messages[index]!, index);
-        totals.push(total);
+        const message = messages[index]!;
+        total += countAt(message, index);
+        previousMessages.push(message);
+        previousTotals.push(total);
       }
-      // Copied, so a caller that mutates its array cannot make a stale prefix look current.
-      previousMessages = messages.slice();
-      previousTotals = totals;
       return total + promptOverhead;
     },
   };

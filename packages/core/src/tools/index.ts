@@ -1,6 +1,7 @@
 export { defineTool } from './define-tool.js';
 export {
   createMemoryTools,
+  type MemoryToolName,
   type MemoryToolsOptions,
   RELOAD_PAGE_TOKENS,
   type RecallConversationResult,

@@ -184,16 +184,19 @@ export interface MemoryToolsOptions {
   reloadPageTokens?: number;
 }
 
+/** The names of the memory tools, as every adapter exposes them. */
+export type MemoryToolName = 'search_memory' | 'recall_conversation' | 'reload_context';
+
 /** The memory tools for whichever stores are given, keyed by tool name. */
 export function createMemoryTools({
   search,
   history,
   offload,
   reloadPageTokens,
-}: MemoryToolsOptions): Record<string, ToolDefinition<never, unknown>> {
-  const tools: Record<string, ToolDefinition<never, unknown>> = {};
+}: MemoryToolsOptions): Partial<Record<MemoryToolName, ToolDefinition<never, unknown>>> {
+  const tools: Partial<Record<MemoryToolName, ToolDefinition<never, unknown>>> = {};
   const add = (tool: ToolDefinition<never, unknown>) => {
-    tools[tool.name] = tool;
+    tools[tool.name as MemoryToolName] = tool;
   };
   if (search) add(searchMemoryTool(search) as ToolDefinition<never, unknown>);
   if (history) add(recallConversationTool(history) as ToolDefinition<never, unknown>);

@@ -11,7 +11,7 @@ import { MEMORY_INJECTION_HEADING, SUMMARY_HEADING } from '@ctxmem/core/adapter-
 import { AIMessage, type BaseMessage, HumanMessage, SystemMessage } from '@langchain/core/messages';
 import { tool } from '@langchain/core/tools';
 import { convertToOpenAITool } from '@langchain/core/utils/function_calling';
-import { createAgent } from 'langchain';
+import { type AgentMiddleware, createAgent, createMiddleware } from 'langchain';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { fromLangChainMessages } from '../convert/index.js';
@@ -80,31 +80,62 @@ async function runTurns(
   return messages;
 }
 
+/**
+ * A scripted tool-using agent (two lookups per turn) with the middleware in a `WINDOW` window, the
+ * agent's model also writing the summaries; `before` are middlewares placed in front of ctxmem's.
+ */
+function scriptedAgent({
+  failSummaries = false,
+  maxTokens,
+  before = [],
+}: {
+  failSummaries?: boolean;
+  maxTokens?: number;
+  before?: AgentMiddleware[];
+} = {}) {
+  const { model, state } = createScriptedAgent({
+    toolSteps: 2,
+    failSummaries,
+    ...(maxTokens === undefined ? {} : { maxTokens }),
+  });
+  const events: CtxmemEvent[] = [];
+  const historyStore = createInMemoryHistoryStore();
+  const memory = contextMemoryMiddleware({
+    contextWindow: WINDOW,
+    summarizerModel: model,
+    historyStore,
+    onEvent: (event) => events.push(event),
+  });
+  const agent = createAgent({
+    model,
+    tools: [lookup],
+    systemPrompt: SYSTEM_PROMPT,
+    // One element type: createAgent's overloads do not take a union of middleware types.
+    middleware: [...before, memory] as AgentMiddleware[],
+  });
+  /** The agent's model calls (the summary requests left out). */
+  const prompts = () => model.calls.filter((messages) => !isSummaryRequest(messages));
+  return { model, state, events, historyStore, memory, agent, prompts };
+}
+
+/** Every prompt fits `budget` with the tool definitions and is valid for a provider. */
+function expectPromptsFit(prompts: readonly BaseMessage[][], budget: number): void {
+  for (const prompt of prompts) {
+    expect(tokensOf(prompt) + TOOL_TOKENS).toBeLessThanOrEqual(budget);
+    expect(promptProblems(prompt)).toEqual([]);
+  }
+}
+
 describe('contextMemoryMiddleware in createAgent', () => {
   it('keeps every model call of a long tool-using agent within budget, tools counted, state untouched', async () => {
-    const { model, state } = createScriptedAgent({ toolSteps: 2 });
-    const events: CtxmemEvent[] = [];
-    const historyStore = createInMemoryHistoryStore();
-    const memory = contextMemoryMiddleware({
-      contextWindow: WINDOW,
-      summarizerModel: model,
-      historyStore,
-      onEvent: (event) => events.push(event),
-    });
-    const agent = createAgent({
-      model,
-      tools: [lookup],
-      systemPrompt: SYSTEM_PROMPT,
-      middleware: [memory],
-    });
+    const { state, events, historyStore, agent, prompts: agentPrompts } = scriptedAgent();
     const config = { configurable: { thread_id: 'thread-1' } };
     const final = await runTurns(agent, 12, config);
 
-    const prompts = model.calls.filter((messages) => !isSummaryRequest(messages));
+    const prompts = agentPrompts();
     expect(prompts.length).toBe(12 * 3);
+    expectPromptsFit(prompts, BUDGET);
     for (const prompt of prompts) {
-      expect(tokensOf(prompt) + TOOL_TOKENS).toBeLessThanOrEqual(BUDGET);
-      expect(promptProblems(prompt)).toEqual([]);
       // One system message: the agent's prompt, with the summary folded in once there is one.
       expect(prompt[0]).toBeInstanceOf(SystemMessage);
       expect(textOf(prompt[0]!).startsWith(SYSTEM_PROMPT)).toBe(true);
@@ -132,46 +163,40 @@ describe('contextMemoryMiddleware in createAgent', () => {
   });
 
   it('fails closed: a failing summarizer model never becomes the summary, and history is kept', async () => {
-    const { model, state } = createScriptedAgent({ toolSteps: 2, failSummaries: true });
-    const events: CtxmemEvent[] = [];
-    const historyStore = createInMemoryHistoryStore();
-    const memory = contextMemoryMiddleware({
-      contextWindow: WINDOW,
-      summarizerModel: model,
-      historyStore,
-      onEvent: (event) => events.push(event),
-    });
-    const agent = createAgent({
-      model,
-      tools: [lookup],
-      systemPrompt: SYSTEM_PROMPT,
-      middleware: [memory],
-    });
+    const { state, events, historyStore, agent, prompts } = scriptedAgent({ failSummaries: true });
     const final = await runTurns(agent, 10, { configurable: { thread_id: 't-fail' } });
     expect(state.summaryCalls).toBeGreaterThan(0);
     expect(events.some((event) => event.type === 'summarizer-fallback')).toBe(true);
-    const prompts = model.calls.filter((messages) => !isSummaryRequest(messages));
-    const summary = textOf(prompts.at(-1)![0]!);
+    const summary = textOf(prompts().at(-1)![0]!);
     expect(final).toHaveLength(10 * 6);
     expect(summary).toContain(SUMMARY_HEADING);
     expect(summary).not.toMatch(/error|down/i);
     expect(summary).toMatch(/Task \d+/);
-    for (const prompt of prompts) {
-      expect(tokensOf(prompt) + TOOL_TOKENS).toBeLessThanOrEqual(BUDGET);
-      expect(promptProblems(prompt)).toEqual([]);
-    }
+    expectPromptsFit(prompts(), BUDGET);
     expect(await historyStore.count({ sessionId: 't-fail' })).toBe(10 * 6);
   });
 
-  it('streams only the conversation: no summary, RemoveMessage or record reaches the stream', async () => {
-    const { model } = createScriptedAgent({ toolSteps: 2 });
-    const memory = contextMemoryMiddleware({ contextWindow: WINDOW, summarizerModel: model });
-    const agent = createAgent({
-      model,
-      tools: [lookup],
-      systemPrompt: SYSTEM_PROMPT,
-      middleware: [memory],
+  it("reserves the output the model asks for: its maxTokens, or max_tokens in the call's modelSettings", async () => {
+    // Without the reserve, prompts would grow to the default trigger (80 % of what the tools
+    // leave), well past what the window minus the model's output allows.
+    const limited = scriptedAgent({ maxTokens: 1_500 });
+    await runTurns(limited.agent, 8);
+    expect(limited.events.some((event) => event.type === 'compaction')).toBe(true);
+    expectPromptsFit(limited.prompts(), WINDOW - 1_500);
+
+    const settings = createMiddleware({
+      name: 'OutputSettings',
+      wrapModelCall: (request, handler) =>
+        handler({ ...request, modelSettings: { ...request.modelSettings, max_tokens: 2_000 } }),
     });
+    const configured = scriptedAgent({ before: [settings] });
+    await runTurns(configured.agent, 8);
+    expect(configured.events.some((event) => event.type === 'compaction')).toBe(true);
+    expectPromptsFit(configured.prompts(), WINDOW - 2_000);
+  });
+
+  it('streams only the conversation: no summary, RemoveMessage or record reaches the stream', async () => {
+    const { model, agent } = scriptedAgent();
     const config = { configurable: { thread_id: 'stream-1' } };
     let messages: BaseMessage[] = [];
     const streamed: BaseMessage[] = [];
@@ -282,24 +307,11 @@ describe('contextMemoryMiddleware in createAgent', () => {
   });
 
   it('prepares each model call once: the model call reuses what beforeModel prepared', async () => {
-    const { model } = createScriptedAgent({ toolSteps: 2 });
-    let compactions = 0;
-    const memory = contextMemoryMiddleware({
-      contextWindow: WINDOW,
-      summarizerModel: model,
-      onEvent: (event) => {
-        if (event.type === 'compaction') compactions++;
-      },
-    });
+    const { events, memory, agent, prompts } = scriptedAgent();
     const prepare = vi.spyOn(memory.manager, 'prepare');
-    const agent = createAgent({
-      model,
-      tools: [lookup],
-      systemPrompt: SYSTEM_PROMPT,
-      middleware: [memory],
-    });
     await runTurns(agent, 10);
-    const calls = model.calls.filter((messages) => !isSummaryRequest(messages)).length;
+    const compactions = events.filter((event) => event.type === 'compaction').length;
+    const calls = prompts().length;
     expect(calls).toBe(30);
     // One prepare per model call; the manager reuses its compaction of the prefix in between.
     expect(prepare.mock.calls.length).toBe(calls);
@@ -308,14 +320,7 @@ describe('contextMemoryMiddleware in createAgent', () => {
   });
 
   it('keeps the summary calls out of the messages stream', async () => {
-    const { model, state } = createScriptedAgent({ toolSteps: 2 });
-    const memory = contextMemoryMiddleware({ contextWindow: WINDOW, summarizerModel: model });
-    const agent = createAgent({
-      model,
-      tools: [lookup],
-      systemPrompt: SYSTEM_PROMPT,
-      middleware: [memory],
-    });
+    const { state, agent } = scriptedAgent();
     let messages: BaseMessage[] = [];
     const streamed: string[] = [];
     for (let turn = 0; turn < 8; turn++) {

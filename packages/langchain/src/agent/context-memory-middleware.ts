@@ -10,7 +10,7 @@ import { type BaseMessage, SystemMessage } from '@langchain/core/messages';
 import { convertToOpenAITool } from '@langchain/core/utils/function_calling';
 import { createMiddleware } from 'langchain';
 import { MessageConverter } from '../convert/index.js';
-import { chatModelMaxOutputTokens } from '../model/chat-model-complete.js';
+import { chatModelMaxOutputTokens } from '../model/chat-model-settings.js';
 import { type ContextOptions, createContext } from '../model/create-context.js';
 
 /** What the scope resolver is given: the run's `context` and `configurable` (with `thread_id`). */
@@ -97,12 +97,13 @@ function mergedSystemMessage(
  * - `wrapModelCall`: compacts what the model receives when the conversation crosses the threshold
  *   (old tool runs become records, large payloads are offloaded, old rounds fold into one rolling
  *   summary), counting the system prompt, the tools bound to the model and the output it asks for
- *   (`maxTokens`); injects the memories relevant to the newest user message; and folds the
- *   summary into the one system message (providers such as Anthropic accept one only). The agent
- *   state keeps the conversation as it happened: nothing of ctxmem's shows in the stream, and the
- *   context manager reuses its compaction of the prefix on every later step (no summarizer call
- *   until the next threshold crossing). Every tool call keeps its result and the newest user
- *   message stays verbatim.
+ *   (`maxTokens`, a bound `max_tokens`, or one in the call's `modelSettings`: see
+ *   `chatModelMaxOutputTokens`); injects the memories relevant to the newest user message; and
+ *   folds the summary into the one system message (providers such as Anthropic accept one
+ *   only). The agent state keeps the conversation as it happened: nothing of ctxmem's shows in
+ *   the stream, and the context manager reuses its compaction of the prefix on every later step
+ *   (no summarizer call until the next threshold crossing). Every tool call keeps its result and
+ *   the newest user message stays verbatim.
  * - `beforeModel` / `afterAgent`: with `historyStore`, record the original messages for
  *   `recall_conversation`.
  *
@@ -187,7 +188,8 @@ export function contextMemoryMiddleware(options: ContextMemoryMiddlewareOptions 
       const messages = converter.fromLangChain(request.messages);
       const input = system ? [system, ...messages] : messages;
       const signal = request.runtime.signal;
-      const maxOutputTokens = chatModelMaxOutputTokens(request.model);
+      // The model's own limit, or one the agent binds with this call's `modelSettings`.
+      const maxOutputTokens = chatModelMaxOutputTokens(request.model, request.modelSettings);
       const prepared = await manager.prepare(input, {
         scope,
         ...(signal ? { abortSignal: signal } : {}),

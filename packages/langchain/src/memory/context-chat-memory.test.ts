@@ -18,6 +18,7 @@ import {
   RunnableWithMessageHistory,
 } from '@langchain/core/runnables';
 import { FakeListChatModel } from '@langchain/core/utils/testing';
+import { ChatOpenAI } from '@langchain/openai';
 import { describe, expect, it } from 'vitest';
 import { fromLangChainMessages } from '../convert/index.js';
 import {
@@ -272,6 +273,49 @@ describe('ContextChatMemory', () => {
     expect((await restarted.loadMemoryVariables({})).history).toEqual([]);
   });
 
+  it("reserves the output the chain's model asks for: a ChatOpenAI's maxTokens, or maxOutputTokens", async () => {
+    const summarizer = summarizerModel();
+    // The chain's model: only its fields are read (no request is sent), and it never summarizes.
+    const model = new ChatOpenAI({ model: 'gpt-4o-mini', apiKey: 'test-key', maxTokens: 1_200 });
+    const memory = new ContextChatMemory({
+      model,
+      contextWindow: WINDOW,
+      summarizerModel: summarizer.model,
+      returnMessages: true,
+    });
+    await talk(memory, 30);
+    await memory.loadMemoryVariables({ input: 'What next?' });
+    const { result } = await memory.prepare();
+    // The model's 1,200 tokens replace the default reserve (750 in this window).
+    expect(result.budget.reserveTokens).toBe(1_200);
+    expect(result.budget.budgetTokens).toBeLessThanOrEqual(WINDOW - 1_200);
+    expect(result.tokens).toBeLessThanOrEqual(result.budget.budgetTokens);
+    expect(result.tokens).toBeLessThanOrEqual(WINDOW - 1_200 - 1_000);
+    // A derived memory (another session) reserves the same.
+    const other = memory.withScope({ sessionId: 'other' });
+    await talk(other, 2);
+    expect((await other.prepare()).result.budget.reserveTokens).toBe(1_200);
+
+    // With a model id, the limit is given as an option; without one the manager's reserve applies.
+    const byId = new ContextChatMemory({
+      model: 'gpt-4o-mini',
+      contextWindow: WINDOW,
+      maxOutputTokens: 900,
+    });
+    expect((await byId.prepare()).result.budget.reserveTokens).toBe(900);
+    const unlimited = new ContextChatMemory({
+      model: new ChatOpenAI({ model: 'gpt-4o-mini', apiKey: 'test-key' }),
+      contextWindow: WINDOW,
+      summarizerModel: summarizer.model,
+    });
+    expect((await unlimited.prepare()).result.budget.reserveTokens).toBe(WINDOW - BUDGET);
+    for (const maxOutputTokens of [0, -5, 1.5]) {
+      expect(() => new ContextChatMemory({ contextWindow: WINDOW, maxOutputTokens })).toThrow(
+        InvalidArgumentError,
+      );
+    }
+  });
+
   it('rejects a bad scope and a bad saved value with typed errors', async () => {
     expect(() => new ContextChatMemory({ contextWindow: WINDOW, scope: { userId: '' } })).toThrow(
       InvalidArgumentError,
@@ -379,6 +423,7 @@ describe('ContextChatMemory in LCEL', () => {
     // Without the prompt, the memory reserves templateTokens (1,000 by default) for the template
     // and the input: the whole prompt fits, at the cost of a smaller history.
     for (const messages of seen) expect(tokensOf(messages)).toBeLessThanOrEqual(BUDGET);
-    expect(summarizer.calls).toBeLessThanOrEqual(12);
+    // One summary per threshold crossing (every third turn or so of a session), not per turn.
+    expect(summarizer.calls).toBeLessThanOrEqual(16);
   });
 });

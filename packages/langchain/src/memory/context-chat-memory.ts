@@ -8,7 +8,7 @@ import {
 } from '@ctxmem/core';
 import { checkScope, isCtxmemMessage, leadingSystemCount } from '@ctxmem/core/adapter-kit';
 import { BaseChatMemory, type BaseChatMemoryInput } from '@langchain/classic/memory';
-import { BaseChatMessageHistory } from '@langchain/core/chat_history';
+import type { BaseChatMessageHistory } from '@langchain/core/chat_history';
 import {
   getInputValue,
   getOutputValue,
@@ -26,6 +26,7 @@ import {
   createContext,
   type LangChainContext,
 } from '../model/create-context.js';
+import { ContextChatMessageHistory } from './context-chat-message-history.js';
 
 export interface ContextChatMemoryInput extends BaseChatMemoryInput, ContextOptions {
   /** The key the compressed history is returned under. @default 'history' */
@@ -55,6 +56,14 @@ export interface ContextChatMemoryInput extends BaseChatMemoryInput, ContextOpti
    * @default DEFAULT_TEMPLATE_RESERVE_TOKENS from `@ctxmem/core` (1000)
    */
   templateTokens?: number;
+  /**
+   * The output the chain's model asks for (its `max_tokens`): reserved in the window, exactly, in
+   * place of the manager's `reserve`. Needed when `model` is a model id; a chat model's own limit
+   * is read from it.
+   * @default the output limit `model` sets when it is a chat model (`maxTokens`, a bound
+   * `max_tokens`: see `chatModelMaxOutputTokens`), else undefined (the manager's `reserve`)
+   */
+  maxOutputTokens?: number;
 }
 
 /** Shared between a memory and the memories `withScope` derives from it. */
@@ -119,7 +128,8 @@ function queryText(value: unknown): string {
  * the summarizer runs once per threshold crossing. `loadMemoryVariables` returns the compressed
  * history (`returnMessages: true` → messages, false → a string buffer) and, with `memory`, the
  * memories relevant to the input under `memoriesKey`. The history is budgeted together with what
- * the prompt adds (`prompt`, or `templateTokens` plus the input). With `returnMessages`, the
+ * the prompt adds (`prompt`, or `templateTokens` plus the input) and with the output the model
+ * asks for (`maxOutputTokens`, read from a chat model `model`). With `returnMessages`, the
  * summary comes as the first message, a `HumanMessage` marked as ctxmem's, never as a
  * `SystemMessage` in the middle of the prompt (Anthropic and Google accept a system message only
  * first).
@@ -139,6 +149,7 @@ export class ContextChatMemory extends BaseChatMemory {
   private readonly [SHARED]: SharedState;
   private readonly prompt: BasePromptTemplate | undefined;
   private readonly templateTokens: number;
+  private readonly maxOutputTokens: number | undefined;
   /**
    * What the last `loadMemoryVariables` reserved for the prompt: writes compact for the same
    * budget, so the next read finds the compaction ready instead of compacting again.
@@ -159,6 +170,7 @@ export class ContextChatMemory extends BaseChatMemory {
       scope = {},
       prompt,
       templateTokens = DEFAULT_TEMPLATE_RESERVE_TOKENS,
+      maxOutputTokens,
       ...contextOptions
     } = fields as DerivedInput;
     super({
@@ -178,12 +190,22 @@ export class ContextChatMemory extends BaseChatMemory {
         argument: 'templateTokens',
       });
     }
+    if (
+      maxOutputTokens !== undefined &&
+      (!Number.isSafeInteger(maxOutputTokens) || maxOutputTokens < 1)
+    ) {
+      throw new InvalidArgumentError({
+        message: `maxOutputTokens must be a positive integer, got ${String(maxOutputTokens)}`,
+        argument: 'maxOutputTokens',
+      });
+    }
     this.prompt = prompt;
     this.templateTokens = templateTokens;
     this[SHARED] = shared ?? {
       context: createContext(contextOptions, { recordHistory: true, injectMemories: false }),
       converter: new MessageConverter(),
     };
+    this.maxOutputTokens = maxOutputTokens ?? this[SHARED].context.maxOutputTokens;
   }
 
   get memoryKeys(): string[] {
@@ -213,6 +235,7 @@ export class ContextChatMemory extends BaseChatMemory {
       aiPrefix: this.aiPrefix,
       ...(this.prompt ? { prompt: this.prompt } : {}),
       templateTokens: this.templateTokens,
+      ...(this.maxOutputTokens === undefined ? {} : { maxOutputTokens: this.maxOutputTokens }),
       scope,
     };
     return new ContextChatMemory(derived);
@@ -253,6 +276,7 @@ export class ContextChatMemory extends BaseChatMemory {
       scope: this.scope,
       ...(abortSignal ? { abortSignal } : {}),
       reservedTokens: reserved,
+      ...(this.maxOutputTokens === undefined ? {} : { maxOutputTokens: this.maxOutputTokens }),
     });
     const messages = this.returnMessages ? withoutLeadingSummary(result.messages) : result.messages;
     return { messages: converter.toLangChain(messages), result };
@@ -337,42 +361,5 @@ export class ContextChatMemory extends BaseChatMemory {
       // Several candidate inputs and no inputKey: no query, no memories.
       return '';
     }
-  }
-}
-
-/**
- * A chat message history over a `ContextChatMemory`: reads return the compressed history, writes
- * append to the memory's underlying history and compact when triggered, `clear` clears both.
- */
-export class ContextChatMessageHistory extends BaseChatMessageHistory {
-  lc_namespace = ['ctxmem', 'langchain'];
-
-  constructor(readonly memory: ContextChatMemory) {
-    super();
-  }
-
-  getMessages(): Promise<BaseMessage[]> {
-    return this.memory.compressedMessages();
-  }
-
-  async addMessage(message: BaseMessage): Promise<void> {
-    await this.addMessages([message]);
-  }
-
-  override async addMessages(messages: BaseMessage[]): Promise<void> {
-    await this.memory.chatHistory.addMessages(messages);
-    await this.memory.prepare();
-  }
-
-  async addUserMessage(message: string): Promise<void> {
-    await this.addMessages([new HumanMessage(message)]);
-  }
-
-  async addAIMessage(message: string): Promise<void> {
-    await this.addMessages([new AIMessage(message)]);
-  }
-
-  async clear(): Promise<void> {
-    await this.memory.clear();
   }
 }

@@ -1,5 +1,2 @@
-export {
-  ContextChatMemory,
-  type ContextChatMemoryInput,
-  ContextChatMessageHistory,
-} from './context-chat-memory.js';
+export { ContextChatMemory, type ContextChatMemoryInput } from './context-chat-memory.js';
+export { ContextChatMessageHistory } from './context-chat-message-history.js';

@@ -16,14 +16,8 @@ import {
   type TokenCounter,
 } from '@ctxmem/core';
 import { scopedMemory } from '@ctxmem/core/adapter-kit';
-import {
-  type ChatModelLike,
-  chatModelComplete,
-  chatModelId,
-  chatModelMaxOutputTokens,
-  chatModelWindow,
-  isChatModel,
-} from './chat-model-complete.js';
+import { type ChatModelLike, chatModelComplete, isChatModel } from './chat-model-complete.js';
+import { chatModelId, chatModelMaxOutputTokens, chatModelWindow } from './chat-model-settings.js';
 
 /** The options ContextChatMemory and the agent middleware share. */
 export interface ContextOptions
@@ -80,6 +74,8 @@ export interface LangChainContext {
   readonly search?: MemorySearcher;
   /** The stores for `memoryTools`: search (scoped), history and offload. */
   readonly stores: MemoryToolsOptions;
+  /** The output limit `model` asks for, when it is a chat model that sets one. */
+  readonly maxOutputTokens?: number;
 }
 
 function checkOptions(options: ContextOptions): void {
@@ -196,9 +192,11 @@ export function createContext(
     ...(flushOptions ? { flush: flushOptions } : {}),
   });
 
+  const maxOutputTokens = typeof model === 'string' ? undefined : chatModelMaxOutputTokens(model);
   return {
     manager,
     counter,
+    ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
     ...(scoped.search ? { search: scoped.search } : {}),
     stores: {
       ...(scoped.search ? { search: scoped.search } : {}),

@@ -3,12 +3,10 @@ export {
   type ChatModelCompleteOptions,
   type ChatModelLike,
   chatModelComplete,
-  chatModelId,
-  chatModelMaxOutputTokens,
-  chatModelWindow,
   isChatModel,
   NO_STREAM_TAG,
 } from './chat-model-complete.js';
+export { chatModelId, chatModelMaxOutputTokens, chatModelWindow } from './chat-model-settings.js';
 export {
   type ContextOptions,
   createContext,

@@ -1,5 +1,7 @@
 import { InvalidArgumentError } from '@ctxmem/core';
 import { AIMessage, type BaseMessage } from '@langchain/core/messages';
+import { RunnableBinding } from '@langchain/core/runnables';
+import { ChatOpenAI } from '@langchain/openai';
 import { describe, expect, it } from 'vitest';
 import { ScriptedChatModel } from '../langchain.test-support.js';
 import {
@@ -67,6 +69,52 @@ describe('chatModelComplete', () => {
     expect(chatModelMaxOutputTokens({ kwargs: { max_tokens: 128 } })).toBe(128);
     expect(chatModelMaxOutputTokens({ bound: { maxTokens: 64 } })).toBe(64);
     expect(chatModelMaxOutputTokens({ maxTokens: -1 })).toBeUndefined();
+  });
+});
+
+describe('chatModelMaxOutputTokens', () => {
+  const openai = (fields: ConstructorParameters<typeof ChatOpenAI>[0] = {}) =>
+    new ChatOpenAI({ model: 'gpt-4o-mini', apiKey: 'test-key', ...fields });
+
+  it('reads the limit a ChatOpenAI sends: maxTokens, or maxCompletionTokens for reasoning models', () => {
+    const limited = openai({ maxTokens: 500 });
+    expect(chatModelMaxOutputTokens(limited)).toBe(500);
+    expect((limited.invocationParams({}) as { max_tokens?: number }).max_tokens).toBe(500);
+    const reasoning = openai({ model: 'o3-mini', maxCompletionTokens: 700 });
+    expect(chatModelMaxOutputTokens(reasoning)).toBe(700);
+    expect(
+      (reasoning.invocationParams({}) as { max_completion_tokens?: number }).max_completion_tokens,
+    ).toBe(700);
+    // No limit set: nothing to reserve here (the manager's reserve applies).
+    expect(chatModelMaxOutputTokens(openai())).toBeUndefined();
+  });
+
+  it('follows bindings and bound call options, and takes the largest limit', () => {
+    const limited = openai({ maxTokens: 500 });
+    // ChatOpenAI's withConfig and bindTools return a new ChatOpenAI with the options as defaults.
+    expect(chatModelMaxOutputTokens(limited.withConfig({ max_tokens: 900 } as never))).toBe(900);
+    const withTools = limited.bindTools([
+      { type: 'function', function: { name: 'noop', parameters: { type: 'object' } } },
+    ]);
+    expect(chatModelMaxOutputTokens(withTools)).toBe(500);
+    // A RunnableBinding around a model (what `.withConfig` gives for most runnables).
+    const binding = new RunnableBinding({
+      bound: limited,
+      kwargs: {},
+      config: { max_tokens: 1_200 } as never,
+    });
+    expect(chatModelMaxOutputTokens(binding)).toBe(1_200);
+    expect(chatModelMaxOutputTokens(openai({ modelKwargs: { max_completion_tokens: 300 } }))).toBe(
+      300,
+    );
+    expect(chatModelMaxOutputTokens({ invocationKwargs: { max_tokens: 4_096 } })).toBe(4_096);
+    // The call's own options (an agent's `modelSettings`) count too.
+    expect(chatModelMaxOutputTokens(limited, { max_tokens: 2_000 })).toBe(2_000);
+    expect(chatModelMaxOutputTokens(openai(), { maxOutputTokens: 64 })).toBe(64);
+    // A binding cycle ends the walk.
+    const cycle: Record<string, unknown> = { maxTokens: 10 };
+    cycle.bound = { bound: cycle };
+    expect(chatModelMaxOutputTokens(cycle)).toBe(10);
   });
 });
 

@@ -13,16 +13,11 @@ import {
 import { Document } from '@langchain/core/documents';
 import { BaseRetriever, type BaseRetrieverInput } from '@langchain/core/retrievers';
 
-/** What a document of `MemoryRetriever` carries as metadata: the card's fields and the score. */
-export interface MemoryDocumentMetadata {
-  id: string;
-  type: MemoryCardType;
-  tags: string[];
-  createdAt: string;
-  updatedAt: string;
-  source?: string;
-  scope: Scope;
-  supersededBy?: string;
+/**
+ * What a document of `MemoryRetriever` carries as metadata: the card's fields (its content is the
+ * page content) and the score.
+ */
+export interface MemoryDocumentMetadata extends Omit<MemoryCard, 'content'> {
   /** The search's score (see `MemorySearchQueryOptions.minScore` for its scale). */
   score: number;
 }

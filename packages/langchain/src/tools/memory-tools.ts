@@ -7,7 +7,7 @@ import {
 import { type DynamicStructuredTool, tool } from '@langchain/core/tools';
 import type { MiddlewareRuntime } from '../agent/context-memory-middleware.js';
 
-export type MemoryToolName = 'search_memory' | 'recall_conversation' | 'reload_context';
+export type { MemoryToolName } from '@ctxmem/core';
 
 /** What a LangChain tool is given besides its input, as far as the scope resolver needs it. */
 export interface MemoryToolRuntime {

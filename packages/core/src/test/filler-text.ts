@@ -1,0 +1,42 @@
+const WORDS = [
+  'alpha',
+  'budget',
+  'cache',
+  'delta',
+  'engine',
+  'filter',
+  'gamma',
+  'harbor',
+  'index',
+  'jetty',
+  'kernel',
+  'ledger',
+  'matrix',
+  'nectar',
+  'orbit',
+  'parcel',
+  'quartz',
+  'ribbon',
+  'signal',
+  'tundra',
+  'uplink',
+  'vertex',
+  'willow',
+  'xenon',
+  'yonder',
+  'zephyr',
+];
+
+/**
+ * Deterministic filler text of `count` words, different for each `seed`: conversations of a
+ * known size for tests and benchmarks, without copying real text.
+ */
+export function fillerText(seed: number, count: number): string {
+  let state = (seed * 2654435761) >>> 0;
+  const out: string[] = [];
+  for (let index = 0; index < count; index++) {
+    state = (Math.imul(state ^ (state >>> 13), 0x5bd1e995) + index) >>> 0;
+    out.push(WORDS[state % WORDS.length]!);
+  }
+  return out.join(' ');
+}
