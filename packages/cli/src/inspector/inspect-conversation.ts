@@ -12,15 +12,18 @@ import {
   type Scope,
   type TokenCounter,
 } from '@ctxmem/core';
-import { labelledMessageText, quoteMemoryContent, windowPartOf } from '@ctxmem/core/adapter-kit';
+import {
+  createCallRecord,
+  labelledMessageText,
+  quoteMemoryContent,
+} from '@ctxmem/core/adapter-kit';
 import { clip, inspectMessage } from './describe-message.js';
+import { inspectCallRecord } from './inspect-call-record.js';
 import type {
   InspectedCall,
-  InspectedCompaction,
   InspectedMemoryCard,
   InspectedOffload,
   Inspection,
-  WindowComposition,
 } from './inspection.js';
 import { diffSummaries } from './summary-diff.js';
 
@@ -115,35 +118,47 @@ export async function inspectConversation({
     const summaryMessage = result.messages.find((message) => message.ctxmem?.kind === 'summary');
     const summary = summaryMessage ? labelledMessageText(summaryMessage) : undefined;
     const summaryChanged = summary !== previousSummary;
-    const compaction = result.compacted && result.report ? toCompaction(result) : undefined;
-    calls.push({
-      number,
+    const cards = memoryCards(result, hits);
+    // The record the context manager would store for this call, so a replayed call and a recorded
+    // one are described by the same code.
+    const record = createCallRecord({
       historyMessages: end,
+      tokensBefore: result.report?.tokensBefore ?? result.tokens,
+      messages: result.messages,
       tokens: result.tokens,
-      contextWindow: result.budget.contextWindow,
-      budgetTokens: result.budget.budgetTokens,
-      triggerTokens: result.budget.triggerTokens,
-      composition: measureWindow(result, counter),
-      ...(compaction ? { compaction } : {}),
-      ...(compaction && summaryChanged ? { summarizer: summarizer.name } : {}),
-      fallbacks: events.flatMap((event) =>
-        event.type === 'summarizer-fallback' ? [`${event.from}: ${event.reason}`] : [],
-      ),
-      ...(summary !== undefined ? { summary } : {}),
-      summaryDiff: summaryChanged ? diffSummaries(previousSummary, summary) : [],
-      summaryChanged,
-      memoryCards: memoryCards(result, hits),
-      messages: result.messages.map((message) => {
-        const inspected = inspectMessage(message, counter.countMessage(message), maxMessageChars);
-        const key = `${inspected.role}\u0000${inspected.kind ?? ''}\u0000${labelledMessageText(message)}`;
-        const shownInCall = shown.get(key);
-        if (shownInCall === undefined) {
-          shown.set(key, number);
-          return inspected;
-        }
-        return { ...inspected, text: '', omittedChars: 0, shownInCall };
-      }),
+      budget: result.budget,
+      toolTokens: result.budget.fixedTokens,
+      reservedTokens: 0,
+      ...(result.compacted && result.report
+        ? {
+            compaction: { source: 'compacted', report: result.report, summarizer: summarizer.name },
+          }
+        : {}),
+      memories: cards.filter((card) => card.injected),
+      repairs: events.flatMap((event) => (event.type === 'input-repaired' ? event.repairs : [])),
+      counter,
     });
+    calls.push(
+      inspectCallRecord(record, number, 'replay', {
+        fallbackReasons: events.flatMap((event) =>
+          event.type === 'summarizer-fallback' ? [event.reason] : [],
+        ),
+        ...(summary !== undefined ? { summary } : {}),
+        summaryDiff: summaryChanged ? diffSummaries(previousSummary, summary) : [],
+        summaryChanged,
+        memoryCards: cards,
+        messages: result.messages.map((message) => {
+          const inspected = inspectMessage(message, counter.countMessage(message), maxMessageChars);
+          const key = `${inspected.role}\u0000${inspected.kind ?? ''}\u0000${labelledMessageText(message)}`;
+          const shownInCall = shown.get(key);
+          if (shownInCall === undefined) {
+            shown.set(key, number);
+            return inspected;
+          }
+          return { ...inspected, text: '', omittedChars: 0, shownInCall };
+        }),
+      }),
+    );
     previousSummary = summary;
     await collectOffloads(result, number, manager.offloadStore, scope, offloads, {
       counter,
@@ -157,44 +172,6 @@ export async function inspectConversation({
     calls,
     offloads: [...offloads.values()],
   };
-}
-
-function toCompaction({ report }: PrepareResult): InspectedCompaction {
-  const compaction = report!;
-  return {
-    trigger: compaction.trigger,
-    tokensBefore: compaction.tokensBefore,
-    tokensAfter: compaction.tokensAfter,
-    budgetTokens: compaction.budgetTokens,
-    targetTokens: compaction.targetTokens,
-    summarizerCalls: compaction.summarizerCalls,
-    strategies: compaction.strategies.map((strategy) => ({
-      strategy: strategy.strategy,
-      applied: strategy.applied,
-      tokensBefore: strategy.tokensBefore,
-      tokensAfter: strategy.tokensAfter,
-      messagesAffected: strategy.messagesAffected,
-      summarizerCalls: strategy.summarizerCalls,
-      ...(strategy.fallback ? { fallback: strategy.fallback } : {}),
-    })),
-  };
-}
-
-function measureWindow(result: PrepareResult, counter: TokenCounter): WindowComposition {
-  const composition: WindowComposition = {
-    system: 0,
-    summary: 0,
-    memories: 0,
-    history: 0,
-    compressed: 0,
-    toolResults: 0,
-    toolDefinitions: result.budget.fixedTokens,
-    outputReserve: result.budget.reserveTokens,
-  };
-  for (const message of result.messages) {
-    composition[windowPartOf(message)] += counter.countMessage(message);
-  }
-  return composition;
 }
 
 function memoryCards(result: PrepareResult, hits: readonly MemorySearchHit[]) {

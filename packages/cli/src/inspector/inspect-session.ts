@@ -1,5 +1,4 @@
 import type {
-  CallCompactionSource,
   CallRecord,
   HistoryStore,
   MemoryCard,
@@ -9,13 +8,16 @@ import type {
   OffloadStore,
   ReserveOptions,
   Scope,
+  StoredMessage,
   TokenCounter,
   WorkingState,
 } from '@ctxmem/core';
 import { defaultMemoryScope, NotFoundError, renderSummary } from '@ctxmem/core';
+import { reconstructCallRecords } from '@ctxmem/core/adapter-kit';
 import { inspectMessage } from './describe-message.js';
-import { inspectConversation, readOffload } from './inspect-conversation.js';
-import type { InspectedCall, InspectedOffload, Inspection } from './inspection.js';
+import { inspectCallRecord } from './inspect-call-record.js';
+import { callPoints, inspectConversation, readOffload } from './inspect-conversation.js';
+import type { InspectedMemoryCard, InspectedOffload, Inspection } from './inspection.js';
 import { diffSummaries } from './summary-diff.js';
 
 export interface InspectSessionOptions {
@@ -65,7 +67,7 @@ export async function inspectSession({
   const state = await historyStore.getState(scope);
   const inspection =
     state?.calls && state.calls.length > 0
-      ? await inspectRecordedCalls(state, state.calls, history.length, {
+      ? await inspectRecordedCalls(state, state.calls, history, {
           offloadStore,
           ...(memoryStore ? { memoryStore } : {}),
           scope,
@@ -83,7 +85,7 @@ export async function inspectSession({
           title,
           notes: [
             ...notes,
-            `The timeline replays the ${history.length} stored messages call by call with the extractive summarizer (this session was stored without call records); the recorded state is at the end.`,
+            `The timeline replays the ${history.length} stored messages call by call with the extractive summarizer (no call records are stored: the session has not been compacted yet, or was stored before records existed); the recorded state is at the end.`,
           ],
         });
   if (!state) return inspection;
@@ -117,11 +119,15 @@ export async function inspectSession({
   };
 }
 
-/** The timeline of the calls the context manager recorded, with the offloads they refer to. */
+/**
+ * The timeline of the calls the context manager recorded, followed by the calls made since the
+ * latest stored compaction, rebuilt from the stored history and working state (their records are
+ * written with the next compaction), with the offloads they refer to.
+ */
 async function inspectRecordedCalls(
   state: WorkingState,
   records: readonly CallRecord[],
-  historyMessages: number,
+  history: readonly StoredMessage[],
   {
     offloadStore,
     memoryStore,
@@ -143,18 +149,47 @@ async function inspectRecordedCalls(
   const lastCompaction = records.findLastIndex((record) => record.compaction !== undefined);
   const summary = state.summary ? renderSummary(state.summary) : undefined;
   const cards = memoryStore ? await readCards(memoryStore, scope, records) : new Map();
-  const calls = records.map((record, index) =>
-    toInspectedCall(record, index + 1, index === lastCompaction ? summary : undefined, cards),
-  );
+  const calls = records.map((record, index) => {
+    const shown = index === lastCompaction ? summary : undefined;
+    return inspectCallRecord(record, index + 1, 'recorded', {
+      ...(shown !== undefined ? { summary: shown } : {}),
+      summaryDiff: shown !== undefined ? diffSummaries(undefined, shown) : [],
+      summaryChanged: shown !== undefined,
+      memoryCards: recordedCards(record, cards),
+      messages: [],
+    });
+  });
+  const ends = callPoints(history.map((stored) => stored.message));
+  const reconstructed = reconstructCallRecords({ state, history, ends, counter });
+  const later = ends.filter((end) => end > records.at(-1)!.historyMessages).length;
+  const overBudget = reconstructed.filter(
+    (record) => record.tokens > record.budget.budgetTokens,
+  ).length;
+  let previousEnd = records.at(-1)!.historyMessages;
+  for (const record of reconstructed) {
+    const from = Math.max(previousEnd, state.summarizedCount);
+    calls.push(
+      inspectCallRecord(record, calls.length + 1, 'reconstructed', {
+        summaryDiff: [],
+        summaryChanged: false,
+        memoryCards: [],
+        // The stored working messages are shown once, with the recorded state; each rebuilt call
+        // shows the history messages it added, so the page grows with the history, not calls × window.
+        messages: history
+          .slice(from, record.historyMessages)
+          .map(({ message }) => inspectMessage(message, counter.countMessage(message), 4_000)),
+      }),
+    );
+    previousEnd = record.historyMessages;
+  }
   const offloads = new Map<string, InspectedOffload>();
   const previews = previewsOf(state.messages);
-  for (const call of calls) {
-    const record = records[call.number - 1]!;
+  for (const [index, record] of records.entries()) {
     for (const id of [...record.offloadIds, ...(record.compaction?.offloadIds ?? [])]) {
       if (offloads.has(id)) continue;
       offloads.set(
         id,
-        await readOffload(offloadStore, scope, id, call.number, previews.get(id), {
+        await readOffload(offloadStore, scope, id, index + 1, previews.get(id), {
           counter,
           maxOriginalChars: MAX_ORIGINAL_CHARS,
         }),
@@ -162,15 +197,24 @@ async function inspectRecordedCalls(
     }
   }
   const last = records.at(-1)!;
-  const later = historyMessages - last.historyMessages;
   return {
     title,
     notes: [
       ...notes,
-      `The timeline shows the last ${records.length} calls as ctxmem recorded them when it prepared them (${last.at}); the prompts themselves are not stored, their composition is.`,
-      ...(later > 0
+      `The timeline shows the last ${records.length} calls as ctxmem recorded them when it prepared them (up to ${last.at}); the prompts themselves are not stored, their composition is.`,
+      ...(reconstructed.length > 0
         ? [
-            `${later} later messages of the history arrived after the last recorded call: calls are written with the working state at each compaction, so the calls since the latest one are not stored yet.`,
+            `The ${reconstructed.length} calls after the latest stored compaction are reconstructed (their records are written with the next compaction): each is the stored working messages followed by the history after them, with the last recorded call's budget; memories injected at those calls are not known and not counted.`,
+          ]
+        : []),
+      ...(overBudget > 0
+        ? [
+            `${overBudget} reconstructed calls exceed their budget: those calls were compacted without a stored write (another instance held the compaction lease), and the reconstruction shows the prompt before that compaction.`,
+          ]
+        : []),
+      ...(later > reconstructed.length
+        ? [
+            `${later - reconstructed.length} calls after the latest recorded one cannot be rebuilt: the stored working state does not match the stored history.`,
           ]
         : []),
     ],
@@ -210,83 +254,19 @@ async function readCards(
   return cards;
 }
 
-function toInspectedCall(
+/** The cards a recorded call injected, with their content when the memory store still has them. */
+function recordedCards(
   record: CallRecord,
-  number: number,
-  summary: string | undefined,
   cards: ReadonlyMap<string, MemoryCard>,
-): InspectedCall {
-  const { composition, compaction } = record;
-  const fallbacks = (compaction?.strategies ?? []).flatMap((strategy) =>
-    strategy.fallback
-      ? [
-          `${strategy.fallback.from} failed (its reason is in the summarizer-fallback event, not stored)`,
-        ]
-      : [],
-  );
-  return {
-    number,
-    historyMessages: record.historyMessages,
-    tokens: record.tokens,
-    contextWindow: record.budget.contextWindow,
-    budgetTokens: record.budget.budgetTokens,
-    triggerTokens: record.budget.triggerTokens,
-    composition: {
-      system: composition.system,
-      summary: composition.summary,
-      memories: composition.memories,
-      history: composition.history,
-      compressed: composition.compressed,
-      toolResults: composition.toolResults,
-      // The page draws what the caller reserves around the messages with the tool definitions:
-      // both are fixed parts of the request outside the messages.
-      toolDefinitions: composition.toolDefinitions + composition.reserved,
-      outputReserve: composition.outputReserve,
-    },
-    ...(compaction
-      ? {
-          compaction: {
-            trigger:
-              compaction.trigger === undefined
-                ? COMPACTION_SOURCES[compaction.source]!
-                : compaction.source === 'compacted'
-                  ? compaction.trigger
-                  : `${compaction.trigger}, ${COMPACTION_SOURCES[compaction.source]}`,
-            tokensBefore: record.tokensBefore,
-            tokensAfter: record.tokens,
-            budgetTokens: record.budget.budgetTokens,
-            targetTokens: record.budget.targetTokens,
-            summarizerCalls: compaction.summarizerCalls,
-            strategies: compaction.strategies.map(({ fallback, ...strategy }) => ({
-              ...strategy,
-              ...(fallback ? { fallback: { from: fallback.from, reason: 'not stored' } } : {}),
-            })),
-          },
-          ...(compaction.summarizerCalls > 0 ? { summarizer: compaction.summarizer } : {}),
-        }
-      : {}),
-    fallbacks,
-    ...(summary !== undefined ? { summary } : {}),
-    summaryDiff: summary !== undefined ? diffSummaries(undefined, summary) : [],
-    summaryChanged: summary !== undefined,
-    memoryCards: record.memories.map((memory) => {
-      const card = cards.get(memory.id);
-      return {
-        id: memory.id,
-        type: card?.type ?? 'card',
-        content: card?.content ?? '(recorded by id: pass --memory-store to show the card)',
-        score: memory.score,
-        injected: true,
-      };
-    }),
-    messages: [],
-  };
+): InspectedMemoryCard[] {
+  return record.memories.map((memory) => {
+    const card = cards.get(memory.id);
+    return {
+      id: memory.id,
+      type: card?.type ?? 'card',
+      content: card?.content ?? '(recorded by id: pass --memory-store to show the card)',
+      score: memory.score,
+      injected: true,
+    };
+  });
 }
-
-const COMPACTION_SOURCES: Readonly<Record<CallCompactionSource, string>> = {
-  compacted: 'compacted',
-  background: 'adopted from the background',
-  stored: 'adopted from another instance',
-  reused: 'reused',
-  'offline-while-leased': 'compacted offline (another instance held the compaction lease)',
-};

@@ -38,8 +38,27 @@ export interface InspectedStrategy {
   messagesAffected: number;
   summarizerCalls: number;
   /** Set when the summarizer failed and its fallback wrote the summary. */
-  fallback?: { from: string; reason: string };
+  fallback?: InspectedFallback;
 }
+
+/** A summarizer's failure a fallback covered (or a cut by the budget guard). */
+export interface InspectedFallback {
+  /** The summarizer that failed, or `budget-guard`. */
+  from: string;
+  /** The failure's kind (`timeout`, `refusal`, ...), when the record has it. */
+  kind?: string;
+  /** The class of the error behind it, when the record has it. */
+  errorClass?: string;
+  /** Kind and class in words, with the reason itself when it was seen live (a replay). */
+  description: string;
+}
+
+/**
+ * Where a call of the timeline comes from: the context manager's record in the store, a rebuild
+ * from the stored history and working state (calls after the latest stored compaction, whose
+ * records are written with the next one), or the inspector's replay of the history.
+ */
+export type CallOrigin = 'recorded' | 'reconstructed' | 'replay';
 
 export interface InspectedCompaction {
   trigger: string;
@@ -77,6 +96,9 @@ export interface InspectedMessage {
 export interface InspectedCall {
   /** 1-based call number. */
   number: number;
+  origin: CallOrigin;
+  /** ISO 8601 time of the call (for a rebuilt call: when its newest message was stored). */
+  at: string;
   /** Messages of the original history the call was made with. */
   historyMessages: number;
   /** Tokens of the prepared prompt's messages. */
@@ -88,8 +110,8 @@ export interface InspectedCall {
   compaction?: InspectedCompaction;
   /** The summarizer that ran in this call's compaction, if one ran. */
   summarizer?: string;
-  /** Why a fallback summarizer was used, from the `summarizer-fallback` events. */
-  fallbacks: string[];
+  /** The summarizer failures fallbacks covered in this call. */
+  fallbacks: InspectedFallback[];
   /** The rolling summary in this call's prompt, rendered. */
   summary?: string;
   /** Against the previous call's summary; empty when the summary did not change. */

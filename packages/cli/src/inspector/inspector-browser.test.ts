@@ -5,7 +5,15 @@ import { join, resolve } from 'node:path';
 import { createTokenCounter } from '@ctxmem/core';
 import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ATTRIBUTE_XSS, agentConversation, SCRIPT_XSS } from './fixture.test-helper.js';
+import {
+  ATTRIBUTE_XSS,
+  agentConversation,
+  conversationWithLaterCalls,
+  inspectStoredSession,
+  REFUSAL,
+  refusingSummarizer,
+  SCRIPT_XSS,
+} from './fixture.test-helper.js';
 import {
   type InspectorServer,
   inspectConversation,
@@ -75,10 +83,6 @@ describe.skipIf(chromium === undefined)('the inspector page in headless chromium
     expect(await page.$eval('#compaction-count', (element) => element.textContent)).toBe(
       String(compactions),
     );
-    await mkdir(artifacts, { recursive: true });
-    const path = join(artifacts, 'inspector.png');
-    await page.screenshot({ path, fullPage: false });
-    process.stderr.write(`inspector screenshot: ${path}\n`);
   });
 
   it('reveals an offloaded original with one click', async () => {
@@ -112,5 +116,82 @@ describe.skipIf(chromium === undefined)('the inspector page in headless chromium
     const response = await page.goto(server.url.replace(/\?token=.*$/, ''));
     expect(response?.status()).toBe(403);
     expect(await page.evaluate('document.body.textContent')).toContain('forbidden');
+  });
+
+  describe('a stored session whose model refused, with calls after its latest compaction', () => {
+    let stored: InspectorServer;
+    let recorded: number;
+    let calls: number;
+
+    beforeAll(async () => {
+      const session = await inspectStoredSession({
+        messages: conversationWithLaterCalls(),
+        summarizer: refusingSummarizer(createTokenCounter()),
+        summarizerCircuitBreaker: { failures: 2 },
+      });
+      const { historyStore, results, inspection } = session;
+      calls = results.length;
+      recorded = (await historyStore.getState({ sessionId: 'build-42' }))?.calls?.length ?? 0;
+      stored = await serveInspector({ html: renderInspectorHtml(inspection) });
+    });
+
+    afterAll(async () => {
+      await stored?.close();
+    });
+
+    it('shows every call: the recorded ones, then the reconstructed ones, marked', async () => {
+      const response = await page.goto(stored.url, { waitUntil: 'load' });
+      expect(response?.status()).toBe(200);
+      const origins = await page.$$eval('#timeline tbody tr', (rows) =>
+        rows.map((row) => row.getAttribute('data-origin')),
+      );
+      expect(recorded).toBeGreaterThan(0);
+      expect(recorded).toBeLessThan(calls);
+      expect(origins).toEqual([
+        ...Array(recorded).fill('recorded'),
+        ...Array(calls - recorded).fill('reconstructed'),
+      ]);
+      const badges = await page.$$eval('#timeline .badge.rebuilt', (elements) =>
+        elements.map((element) => [element.textContent, element.checkVisibility()]),
+      );
+      expect(badges).toEqual(Array(calls - recorded).fill(['reconstructed', true]));
+      await mkdir(artifacts, { recursive: true });
+      const path = join(artifacts, 'inspector.png');
+      // The main view: the notes and the whole timeline, down to its reconstructed calls.
+      // The page has not scrolled since it loaded: the box's bottom is its place in the page.
+      const bottom = await page.$eval(
+        '#timeline',
+        (element) => element.getBoundingClientRect().bottom,
+      );
+      await page.screenshot({
+        path,
+        clip: { x: 0, y: 0, width: 1280, height: Math.ceil(bottom) + 16 },
+      });
+      process.stderr.write(`inspector screenshot: ${path}\n`);
+    });
+
+    it('says why the summarizer fell back: the kind the record stored, not the words', async () => {
+      const kinds = await page.$$eval('#timeline .fallback', (elements) =>
+        elements.map((element) => [element.getAttribute('data-kind'), element.textContent]),
+      );
+      expect(kinds[0]).toEqual(['refusal', 'model failed: refusal (CtxmemSummarizerError)']);
+      expect(kinds.map(([kind]) => kind)).toContain('circuit-open');
+      expect(await page.evaluate('document.body.textContent')).not.toContain(REFUSAL);
+    });
+
+    it('opens a reconstructed call on the messages it added', async () => {
+      const last = `#call-${calls}`;
+      const shown = () =>
+        page.$eval(`${last} details.prompt pre`, (element) => element.checkVisibility());
+      // The last call is open by default; the messages it added are one click away.
+      expect(await shown()).toBe(false);
+      await page.click(`${last} details.prompt > summary`);
+      expect(await shown()).toBe(true);
+      const text = await page.$eval(`${last} details.prompt`, (element) => element.textContent);
+      expect(text).toContain('Note it for Friday.');
+      expect(await page.$eval(`${last} p.meta`, (element) => element.textContent)).toContain(
+        'Reconstructed from the store, not recorded',
+      );
+    });
   });
 });

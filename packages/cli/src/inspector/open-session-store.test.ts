@@ -1,7 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import {
   createContextManager,
   type HistoryStore,
@@ -10,43 +7,21 @@ import {
   StorageError,
 } from '@ctxmem/core';
 import { countHistory } from '@ctxmem/core/driver-kit';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import {
   missingServerMessage,
   stopTestServices,
   testServices,
 } from '../../../../test/setup/services.js';
-import { type CliContext, runCli } from '../index.js';
 import { OptionalPackageMissingError } from '../optional-package-missing-error.js';
-import { agentConversation } from './fixture.test-helper.js';
-import { callPoints } from './index.js';
+import { useCliFolder } from '../run-cli.test-helper.js';
+import { agentConversation, inspectToPage, playCalls } from './fixture.test-helper.js';
 import { openSessionStore, redactUrl, storeDriverOf } from './open-session-store.js';
 
 const services = await testServices();
 afterAll(stopTestServices);
 
-let directory: string;
-
-beforeEach(async () => {
-  directory = await mkdtemp(join(tmpdir(), 'ctxmem-session-store-'));
-});
-
-afterEach(async () => {
-  await rm(directory, { recursive: true, force: true });
-});
-
-function context(): CliContext & { out: () => string; err: () => string } {
-  let stdout = '';
-  let stderr = '';
-  return {
-    stdout: { write: (text: string) => (stdout += text) },
-    stderr: { write: (text: string) => (stderr += text) },
-    cwd: directory,
-    env: {},
-    out: () => stdout,
-    err: () => stderr,
-  };
-}
+const cli = useCliFolder('ctxmem-session-store');
 
 describe('openSessionStore', () => {
   it('tells folders from driver URLs, and rejects an unknown scheme', () => {
@@ -66,7 +41,7 @@ describe('openSessionStore', () => {
     });
     const error = await openSessionStore({
       store: 'redis://127.0.0.1:1',
-      cwd: directory,
+      cwd: cli.directory(),
       importModule: async () => {
         throw missing;
       },
@@ -79,7 +54,7 @@ describe('openSessionStore', () => {
     await expect(
       openSessionStore({
         store: 'postgres://127.0.0.1:1/x',
-        cwd: directory,
+        cwd: cli.directory(),
         importModule: async () => {
           throw broken;
         },
@@ -88,10 +63,10 @@ describe('openSessionStore', () => {
   });
 
   it('opens a folder as the file store and refuses a folder that is not there', async () => {
-    await expect(openSessionStore({ store: 'absent', cwd: directory })).rejects.toThrow(
+    await expect(openSessionStore({ store: 'absent', cwd: cli.directory() })).rejects.toThrow(
       StorageError,
     );
-    const store = await openSessionStore({ store: '.', cwd: directory });
+    const store = await openSessionStore({ store: '.', cwd: cli.directory() });
     expect(store.displayName).toBe('.');
     expect(await countHistory(store.history, { sessionId: 'none' })).toBe(0);
     await store.close();
@@ -110,19 +85,15 @@ async function inspectThroughUrl(
       historyStore: stores.history,
       offloadStore: stores.offload,
     });
-    const messages = agentConversation();
-    let compactions = 0;
-    for (const end of callPoints(messages)) {
-      if ((await manager.prepare(messages.slice(0, end), { scope })).compacted) compactions++;
-    }
-    const cli = context();
-    const code = await runCli(
-      ['inspect', scope.sessionId, '--store', url, '--context-window', '6000', '--html', 'db.html'],
-      cli,
-    );
-    expect(cli.err()).toBe('');
-    expect(code).toBe(0);
-    const html = await readFile(join(directory, 'db.html'), 'utf8');
+    const results = await playCalls(manager, agentConversation(), scope);
+    const compactions = results.filter((result) => result.compacted).length;
+    const { html } = await inspectToPage(cli, [
+      scope.sessionId,
+      '--store',
+      url,
+      '--context-window',
+      '6000',
+    ]);
     expect(compactions).toBeGreaterThan(0);
     expect(html).toContain('<section id="timeline" data-source="recorded">');
     expect(html.match(/data-compaction="/g)).toHaveLength(compactions);

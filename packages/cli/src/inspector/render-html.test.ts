@@ -108,15 +108,22 @@ describe('diffSummaries', () => {
 });
 
 describe('renderInspectorHtml on a hand-made inspection', () => {
-  it('names a summarizer fallback and its reason, escaped', () => {
+  it('names a summarizer fallback, its kind and its reason, escaped', () => {
     const base = inspection.calls.find((call) => call.compaction)!;
     const page = renderInspectorHtml({
       ...inspection,
       calls: [
         {
           ...base,
-          summarizer: 'extractive',
-          fallbacks: ['model:gpt-4o-mini: timed out <after 30000 ms>'],
+          summarizer: 'model>extractive',
+          fallbacks: [
+            {
+              from: 'model:gpt-4o-mini',
+              kind: 'timeout',
+              errorClass: 'CtxmemSummarizerError',
+              description: 'timeout (CtxmemSummarizerError): timed out <after 30000 ms>',
+            },
+          ],
         },
       ],
     });
@@ -125,7 +132,7 @@ describe('renderInspectorHtml on a hand-made inspection', () => {
       page.indexOf('</tr>', page.indexOf('data-compaction=')),
     );
     expect(row).toContain(
-      '<span class="badge warn">fallback</span> model:gpt-4o-mini: timed out &lt;after 30000 ms&gt;',
+      '<span class="badge warn">fallback</span> model&gt;extractive: <span class="fallback" data-kind="timeout">model:gpt-4o-mini failed: timeout (CtxmemSummarizerError): timed out &lt;after 30000 ms&gt;</span>',
     );
   });
 });

@@ -53,7 +53,8 @@ details>summary{cursor:pointer;font-weight:600}
 .added{background:#dcfce7}.removed{background:#fee2e2;text-decoration:line-through}.kept{color:#6b7280}
 .diff div{white-space:pre-wrap;font-family:ui-monospace,monospace;font-size:12px;padding:0 4px}
 .badge{display:inline-block;border-radius:4px;padding:0 6px;font-size:12px;background:#e5e7eb;margin-left:6px}
-.badge.warn{background:#fde68a}
+.badge.warn{background:#fde68a}.badge.rebuilt{background:#dbeafe}
+tr[data-origin="reconstructed"]{background:#eff6ff}
 .message{border-left:3px solid #d1d5db;padding-left:8px;margin:6px 0}
 .message .meta{font-size:12px;color:#4b5563}
 .note{color:#374151}
@@ -134,9 +135,27 @@ function appliedStrategies(call: InspectedCall): string {
 
 function summarizerCell(call: InspectedCall): string {
   if (call.fallbacks.length > 0) {
-    return `<span class="badge warn">fallback</span> ${e(call.fallbacks.join('; '))}`;
+    const failures = call.fallbacks.map(
+      (fallback) =>
+        `<span class="fallback" data-kind="${e(fallback.kind ?? '')}">${e(`${fallback.from} failed: ${fallback.description}`)}</span>`,
+    );
+    return `<span class="badge warn">fallback</span>${call.summarizer ? ` ${e(call.summarizer)}:` : ''} ${failures.join('; ')}`;
   }
   return call.summarizer ? e(call.summarizer) : '';
+}
+
+/** How the page labels where a call comes from; recorded calls, the usual case, carry no badge. */
+function originBadge(call: InspectedCall): string {
+  return call.origin === 'reconstructed'
+    ? ' <span class="badge rebuilt" title="rebuilt from the stored history and working state">reconstructed</span>'
+    : '';
+}
+
+function timelineTitle(calls: readonly InspectedCall[], source: 'recorded' | 'replay'): string {
+  if (source === 'replay') return 'replay';
+  return calls.some((call) => call.origin === 'reconstructed')
+    ? 'recorded calls, then the calls since the latest compaction reconstructed'
+    : 'recorded calls';
 }
 
 function renderTimeline(calls: readonly InspectedCall[], source: 'recorded' | 'replay'): string {
@@ -145,11 +164,11 @@ function renderTimeline(calls: readonly InspectedCall[], source: 'recorded' | 'r
     const cells = compaction
       ? `<td>${e(compaction.trigger)}: ${e(appliedStrategies(call))}</td><td class="n">${formatNumber(compaction.tokensBefore)} → ${formatNumber(compaction.tokensAfter)}</td>`
       : '<td></td><td></td>';
-    const attributes = compaction ? ` class="compaction" data-compaction="${call.number}"` : '';
-    return `<tr${attributes}><td class="n"><a href="#call-${call.number}">${call.number}</a></td><td class="n">${formatNumber(call.historyMessages)}</td><td class="n">${formatNumber(call.tokens)} / ${formatNumber(call.budgetTokens)}</td><td>${renderBar(call, 'bar small')}</td>${cells}<td>${summarizerCell(call)}</td></tr>`;
+    const attributes = `${compaction ? ` class="compaction" data-compaction="${call.number}"` : ''} data-origin="${call.origin}"`;
+    return `<tr${attributes}><td class="n"><a href="#call-${call.number}">${call.number}</a>${originBadge(call)}</td><td class="n">${formatNumber(call.historyMessages)}</td><td class="n">${formatNumber(call.tokens)} / ${formatNumber(call.budgetTokens)}</td><td>${renderBar(call, 'bar small')}</td>${cells}<td>${summarizerCell(call)}</td></tr>`;
   });
   return [
-    `<section id="timeline" data-source="${source}"><h2>Timeline (${source === 'recorded' ? 'recorded calls' : 'replay'})</h2>`,
+    `<section id="timeline" data-source="${source}"><h2>Timeline (${timelineTitle(calls, source)})</h2>`,
     '<table><thead><tr><th class="n">call</th><th class="n">history messages</th><th class="n">prompt tokens / budget</th><th>window</th><th>compaction (trigger: strategies)</th><th class="n">tokens before → after</th><th>summarizer</th></tr></thead><tbody>',
     ...rows,
     '</tbody></table></section>',
@@ -171,8 +190,8 @@ function renderCall(call: InspectedCall, open: boolean, summarySince: number): s
       `<tr><td><span class="swatch" style="display:inline-block;width:10px;height:10px;background:${COLORS[part]}"></span> ${e(WINDOW_PART_LABELS[part])}</td><td class="n">${formatNumber(call.composition[part])}</td></tr>`,
   );
   return [
-    `<details class="call" id="call-${call.number}"${open ? ' open' : ''}>`,
-    `<summary>Call ${call.number}: ${formatNumber(call.tokens)} tokens of ${formatNumber(call.budgetTokens)}, ${call.messages.length > 0 ? `${call.messages.length} prompt messages ` : ''}from ${formatNumber(call.historyMessages)} in the history${badge}</summary>`,
+    `<details class="call" id="call-${call.number}" data-origin="${call.origin}"${open ? ' open' : ''}>`,
+    `<summary>Call ${call.number}: ${formatNumber(call.tokens)} tokens of ${formatNumber(call.budgetTokens)}, ${call.origin === 'replay' && call.messages.length > 0 ? `${call.messages.length} prompt messages ` : ''}from ${formatNumber(call.historyMessages)} in the history${badge}${originBadge(call)}</summary>`,
     renderBar(call),
     `<table>${composition.join('')}<tr><td>window</td><td class="n">${formatNumber(call.contextWindow)}</td></tr></table>`,
     call.compaction ? renderCompaction(call) : '',
@@ -180,19 +199,30 @@ function renderCall(call: InspectedCall, open: boolean, summarySince: number): s
     call.memoryCards.length > 0
       ? `<h4>Memory search (${call.memoryCards.filter((card) => card.injected).length} injected)</h4>${renderCards(call.memoryCards)}`
       : '',
-    // A recorded call keeps the composition of its prompt, not the prompt itself.
-    call.messages.length > 0
-      ? `<details class="prompt"><summary>Prompt as sent (${call.messages.length} messages)</summary>${call.messages.map(renderMessage).join('\n')}</details>`
-      : '<p class="meta">The prompt itself is not stored with the call record; the working state below is the latest.</p>',
+    renderPrompt(call),
     '</details>',
   ].join('\n');
+}
+
+function renderPrompt(call: InspectedCall): string {
+  const messages = call.messages.map(renderMessage).join('\n');
+  switch (call.origin) {
+    case 'replay':
+      return `<details class="prompt"><summary>Prompt as sent (${call.messages.length} messages)</summary>${messages}</details>`;
+    case 'reconstructed':
+      // Rebuilt: the stored working messages (shown once, in the recorded state) and the history after them.
+      return `<p class="meta">Reconstructed from the store, not recorded: the prompt was the stored working messages (see the working state below) followed by the history after them; memories injected at this call are not known.</p><details class="prompt"><summary>History messages new in this call (${call.messages.length})</summary>${messages}</details>`;
+    default:
+      // A recorded call keeps the composition of its prompt, not the prompt itself.
+      return '<p class="meta">The prompt itself is not stored with the call record; the working state below is the latest.</p>';
+  }
 }
 
 function renderCompaction(call: InspectedCall): string {
   const compaction = call.compaction!;
   const rows = compaction.strategies.map(
     (strategy) =>
-      `<tr><td>${e(strategy.strategy)}</td><td>${strategy.applied ? 'yes' : 'no'}</td><td class="n">${formatNumber(strategy.tokensBefore)} → ${formatNumber(strategy.tokensAfter)}</td><td class="n">${formatNumber(strategy.messagesAffected)}</td><td class="n">${strategy.summarizerCalls}</td><td>${strategy.fallback ? e(`${strategy.fallback.from}: ${strategy.fallback.reason}`) : ''}</td></tr>`,
+      `<tr><td>${e(strategy.strategy)}</td><td>${strategy.applied ? 'yes' : 'no'}</td><td class="n">${formatNumber(strategy.tokensBefore)} → ${formatNumber(strategy.tokensAfter)}</td><td class="n">${formatNumber(strategy.messagesAffected)}</td><td class="n">${strategy.summarizerCalls}</td><td>${strategy.fallback ? e(`${strategy.fallback.from}: ${strategy.fallback.description}`) : ''}</td></tr>`,
   );
   return [
     `<h4>Compaction (trigger ${e(compaction.trigger)}): ${formatNumber(compaction.tokensBefore)} → ${formatNumber(compaction.tokensAfter)} tokens, target ${formatNumber(compaction.targetTokens)}, budget ${formatNumber(compaction.budgetTokens)}</h4>`,

@@ -4,6 +4,7 @@ import type {
   MemoryCardDraft,
   StrategyName,
   StrategyReport,
+  SummarizerFallback,
 } from '../contracts/index.js';
 
 /** What a strategy body found to do; `undefined` state means "nothing changed". */
@@ -13,7 +14,7 @@ export interface StrategyOutcome {
   summarizerCalls?: number;
   offloadIds?: string[];
   cards?: MemoryCardDraft[];
-  fallback?: { from: string; reason: string };
+  fallback?: SummarizerFallback;
 }
 
 /**

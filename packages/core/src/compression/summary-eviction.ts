@@ -4,7 +4,9 @@ import type {
   MemoryCardDraft,
   Message,
   StructuredSummary,
+  SummarizerFallback,
 } from '../contracts/index.js';
+import { summarizerFailureOf } from '../errors/index.js';
 import { isPairSafeCut, splitRounds } from '../messages/index.js';
 import { fitSummary, parseRenderedSummary } from '../summarize/index.js';
 import { currentRoundSavings } from './current-round.js';
@@ -107,7 +109,7 @@ export interface EvictionResult {
   messagesAffected: number;
   summarizerCalls: number;
   cards: MemoryCardDraft[];
-  fallback?: { from: string; reason: string };
+  fallback?: SummarizerFallback;
 }
 
 /**
@@ -138,7 +140,7 @@ export async function evictIntoSummary(
   let summary = previousSummary;
   let summarizerCalls = 0;
   let cards: MemoryCardDraft[] = [];
-  let fallback: { from: string; reason: string } | undefined;
+  let fallback: SummarizerFallback | undefined;
   if (toSummarize.length > 0) {
     try {
       const result = await summarizer.summarize({
@@ -160,6 +162,7 @@ export async function evictIntoSummary(
         cards: [],
         fallback: {
           from: summarizer.name,
+          ...summarizerFailureOf(error),
           reason: `summarizer failed, history left unchanged: ${error instanceof Error ? error.message : String(error)}`,
         },
       };

@@ -1,12 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import type { HistoryStore, Message } from '../contracts/index.js';
+import type {
+  CallRecord,
+  CompleteResult,
+  HistoryStore,
+  Message,
+  SummarizerFailureKind,
+} from '../contracts/index.js';
 import { InvalidArgumentError } from '../errors/index.js';
 import { createInMemoryHistoryStore } from '../history/index.js';
 import { createInMemoryMemoryStore } from '../memory/index.js';
 import { createMemorySearch } from '../retrieval/index.js';
+import { createModelSummarizer } from '../summarize/index.js';
 import { sharedConversation } from '../test/shared-conversation.js';
+import { createScriptedComplete, type ScriptedStep } from '../test/summarizers.js';
 import { createTokenCounter } from '../tokens/index.js';
-import { appendCallRecord, windowPartOf } from './call-record.js';
+import { appendCallRecord, reconstructCallRecords, windowPartOf } from './call-record.js';
 import { createContextManager } from './index.js';
 
 const counter = createTokenCounter();
@@ -43,12 +51,17 @@ async function play(
   return results;
 }
 
+/** A manager on an in-memory history store, played through a conversation that compacts. */
+async function playRecorded() {
+  const historyStore = createInMemoryHistoryStore();
+  const manager = createContextManager({ contextWindow: 6_000, counter, historyStore });
+  const conversation = sharedConversation(30);
+  return { historyStore, manager, conversation, results: await play(manager, conversation) };
+}
+
 describe('call records', () => {
   it('stores one record per prepared call with the working state, and the compacting call itself', async () => {
-    const historyStore = createInMemoryHistoryStore();
-    const manager = createContextManager({ contextWindow: 6_000, counter, historyStore });
-    const conversation = sharedConversation(30);
-    const results = await play(manager, conversation);
+    const { historyStore, results } = await playRecorded();
     const compacted = results.flatMap((result, index) => (result.compacted ? [index] : []));
     expect(compacted.length).toBeGreaterThanOrEqual(2);
 
@@ -169,6 +182,170 @@ describe('call records', () => {
         InvalidArgumentError,
       );
     }
+  });
+});
+
+/** An error class a provider SDK might throw, its message quoting what it was sent. */
+class ProviderError extends Error {}
+
+/** What a failing model answer leaves in the stored records: the kind, never the words. */
+async function recordedFallbacks(step: ScriptedStep, options: { repeat?: boolean } = {}) {
+  const historyStore = createInMemoryHistoryStore();
+  const manager = createContextManager({
+    contextWindow: 6_000,
+    counter,
+    historyStore,
+    summarizer: createModelSummarizer({
+      complete: createScriptedComplete([step], { repeatLast: true }),
+      counter,
+      name: 'model',
+      timeoutMs: 50,
+    }),
+    // Off unless the test is about it, so every compaction calls the model.
+    ...(options.repeat ? {} : { summarizerCircuitBreaker: false as const }),
+  });
+  await play(manager, sharedConversation(30));
+  const calls = (await historyStore.getState(scope))?.calls ?? [];
+  const fallbacks = calls.flatMap(
+    (call) => call.compaction?.strategies.flatMap((strategy) => strategy.fallback ?? []) ?? [],
+  );
+  return { calls, fallbacks };
+}
+
+const SECRET = 'SECRET-4242';
+
+describe('the reason a summarizer failed, in the stored record', () => {
+  const cases: Array<[string, ScriptedStep, SummarizerFailureKind, string]> = [
+    ['a model that does not answer in time', 'hang', 'timeout', 'CtxmemSummarizerError'],
+    [
+      'a refusal',
+      `I'm sorry, I can't help with summarizing ${SECRET}.`,
+      'refusal',
+      'CtxmemSummarizerError',
+    ],
+    [
+      'an answer cut off at the output limit',
+      { text: `{"decisions": ["${SECRET}`, finishReason: 'length' } satisfies CompleteResult,
+      'cut-off',
+      'CtxmemSummarizerError',
+    ],
+    [
+      'prose instead of a summary',
+      `Here is what happened with ${SECRET} today.`,
+      'unparseable',
+      'CtxmemSummarizerError',
+    ],
+    ['an empty answer', '   ', 'empty', 'CtxmemSummarizerError'],
+    [
+      'an answer a content filter stopped',
+      { text: SECRET, finishReason: 'content-filter' } satisfies CompleteResult,
+      'content-filter',
+      'CtxmemSummarizerError',
+    ],
+    [
+      'a rate limit',
+      Object.assign(new ProviderError(`slow down, ${SECRET}`), { status: 429 }),
+      'rate-limited',
+      'ProviderError',
+    ],
+    [
+      "a provider's own error",
+      new ProviderError(`401 for the key sk-${SECRET}`),
+      'error',
+      'ProviderError',
+    ],
+    [
+      'an error whose name is text',
+      Object.assign(new Error(SECRET), { name: `user said ${SECRET}` }),
+      'error',
+      'Error',
+    ],
+  ];
+
+  it.each(cases)(
+    'stores the kind of %s and its error class, not its words',
+    async (_, step, kind, errorClass) => {
+      const { calls, fallbacks } = await recordedFallbacks(step);
+      expect(fallbacks.length).toBeGreaterThan(0);
+      expect(fallbacks[0]).toEqual({ from: 'model', kind, errorClass });
+      expect(JSON.stringify(calls)).not.toContain(SECRET);
+    },
+  );
+
+  it('stores circuit-open once the breaker stops calling a failing model', async () => {
+    const { fallbacks } = await recordedFallbacks(new ProviderError('down'), { repeat: true });
+    const kinds = fallbacks.map((fallback) => fallback.kind);
+    const opened = kinds.indexOf('circuit-open');
+    // One compaction may summarize more than once: the breaker's three failures come first.
+    expect(kinds[0]).toBe('error');
+    expect(opened).toBeGreaterThan(0);
+    expect(kinds.slice(opened).every((kind) => kind === 'circuit-open')).toBe(true);
+    expect(fallbacks[opened]!.errorClass).toBe('CtxmemSummarizerError');
+  });
+});
+
+describe('reconstructCallRecords', () => {
+  it('rebuilds the calls after the latest stored compaction as the manager recorded them', async () => {
+    const { historyStore, manager, conversation, results } = await playRecorded();
+    const state = (await historyStore.getState(scope))!;
+    const history = await historyStore.read(scope);
+    const ends = results.map((_, index) => 2 * (index + 1));
+    const rebuilt = reconstructCallRecords({ state, history, ends, counter });
+    const stored = state.calls!.length;
+    expect(rebuilt.length).toBeGreaterThan(0);
+    expect(rebuilt).toHaveLength(results.length - stored);
+    rebuilt.forEach((record, index) => {
+      expect(record.tokens).toBe(results[stored + index]!.tokens);
+      expect(record.at).toBe(history[record.historyMessages - 1]!.createdAt);
+    });
+
+    // A forced compaction writes the manager's own records of those calls: the same but the time.
+    await manager.prepare(conversation, { scope, force: true });
+    const written = (await historyStore.getState(scope))!.calls!;
+    const withoutTime = ({ at: _, ...record }: CallRecord) => record;
+    expect(rebuilt.map(withoutTime)).toEqual(
+      written.slice(stored, stored + rebuilt.length).map(withoutTime),
+    );
+  });
+
+  it('rebuilds nothing without a recorded call, and skips calls the state does not reach', async () => {
+    const history = await (async () => {
+      const store = createInMemoryHistoryStore();
+      await store.append(scope, sharedConversation(4));
+      return store.read(scope);
+    })();
+    const state = { messages: [], summarizedCount: 0 };
+    expect(reconstructCallRecords({ state, history, ends: [2, 4], counter })).toEqual([]);
+    const record: CallRecord = {
+      at: history[1]!.createdAt,
+      historyMessages: 2,
+      tokensBefore: 10,
+      tokens: 10,
+      budget: { contextWindow: 1_000, budgetTokens: 800, triggerTokens: 600, targetTokens: 400 },
+      composition: {
+        system: 0,
+        summary: 0,
+        memories: 0,
+        history: 10,
+        compressed: 0,
+        toolResults: 0,
+        toolDefinitions: 0,
+        reserved: 0,
+        outputReserve: 200,
+      },
+      memories: [],
+      offloadIds: [],
+    };
+    const ahead = { ...state, summarizedCount: 5, calls: [record] };
+    // 1 and 2 are recorded, the state stands for more than 4 messages, 999 is past the history.
+    expect(
+      reconstructCallRecords({ state: ahead, history, ends: [1, 2, 4, 999], counter }),
+    ).toEqual([]);
+    expect(
+      reconstructCallRecords({ state: ahead, history, ends: [5], counter }).map(
+        (rebuilt) => rebuilt.historyMessages,
+      ),
+    ).toEqual([5]);
   });
 });
 

@@ -3,9 +3,13 @@ import type {
   CallCompaction,
   CallComposition,
   CallRecord,
+  CallStrategy,
   CompactionReport,
   Message,
+  StoredMessage,
+  SummarizerFallback,
   TokenCounter,
+  WorkingState,
 } from '../contracts/index.js';
 
 /** The message parts of a window: where each prompt message's tokens are counted. */
@@ -73,28 +77,12 @@ export function createCallRecord({
   now = new Date(),
   counter,
 }: CallRecordInput & { counter: TokenCounter }): CallRecord {
-  const composition: CallComposition = {
-    system: 0,
-    summary: 0,
-    memories: 0,
-    history: 0,
-    compressed: 0,
-    toolResults: 0,
+  const window = createWindowTally(counter, {
     toolDefinitions: toolTokens,
     reserved: reservedTokens,
     outputReserve: budget.reserveTokens,
-  };
-  const offloadIds: string[] = [];
-  let counted = 0;
-  for (const message of messages) {
-    const messageTokens = counter.countMessage(message);
-    composition[windowPartOf(message)] += messageTokens;
-    counted += messageTokens;
-    for (const id of message.ctxmem?.offloadIds ?? []) offloadIds.push(id);
-  }
-  // The prompt's own overhead (the reply priming, a few tokens) goes with the system part, so the
-  // message parts add up to the prompt's tokens.
-  composition.system += tokens - counted;
+  });
+  for (const message of messages) window.add(message);
   return {
     at: now.toISOString(),
     historyMessages,
@@ -106,12 +94,108 @@ export function createCallRecord({
       triggerTokens: budget.triggerTokens,
       targetTokens: budget.targetTokens,
     },
-    composition,
+    composition: window.composition(tokens),
     ...(compaction ? { compaction: describeCompaction(compaction) } : {}),
     memories: memories.map(({ id, score }) => ({ id, score })),
-    offloadIds,
+    offloadIds: window.offloadIds(),
     ...(repairs.length > 0 ? { repairs: [...repairs] } : {}),
   };
+}
+
+/**
+ * A window's composition, one message at a time: each message's tokens go to its part (from the
+ * counter's cache when it was counted before) and its offload ids are collected.
+ */
+function createWindowTally(
+  counter: TokenCounter,
+  fixed: Pick<CallComposition, 'toolDefinitions' | 'reserved' | 'outputReserve'>,
+) {
+  const parts: Record<MessagePart, number> = {
+    system: 0,
+    summary: 0,
+    memories: 0,
+    history: 0,
+    compressed: 0,
+    toolResults: 0,
+  };
+  const offloadIds: string[] = [];
+  let counted = 0;
+  return {
+    add(message: Message): void {
+      const tokens = counter.countMessage(message);
+      parts[windowPartOf(message)] += tokens;
+      counted += tokens;
+      // No `?? []`: a call records thousands of messages, most without offloads.
+      const ids = message.ctxmem?.offloadIds;
+      if (ids) for (const id of ids) offloadIds.push(id);
+    },
+    /** Tokens of the messages added so far. */
+    counted: () => counted,
+    /**
+     * The composition of a prompt of `tokens`: its own overhead (the reply priming, a few tokens)
+     * goes with the system part, so the message parts add up to the prompt's tokens.
+     */
+    composition: (tokens: number): CallComposition => ({
+      ...parts,
+      system: parts.system + tokens - counted,
+      ...fixed,
+    }),
+    offloadIds: () => [...offloadIds],
+  };
+}
+
+export interface ReconstructCallsInput {
+  /** The stored working state: its messages stand for the history's first `summarizedCount`. */
+  state: Pick<WorkingState, 'messages' | 'summarizedCount' | 'calls'>;
+  /** The stored original history. */
+  history: readonly StoredMessage[];
+  /**
+   * History lengths of the calls to rebuild, ascending: those past the last recorded call are
+   * rebuilt, others are skipped.
+   */
+  ends: readonly number[];
+  counter: TokenCounter;
+}
+
+/**
+ * The calls made after the last recorded one, rebuilt from what the store holds: records ride on
+ * the state writes compactions make, so the calls since the latest compaction are not stored, but
+ * a call that did not compact sent the stored working messages followed by the history after
+ * them, and both are stored (the history is appended on every call). Each rebuilt record takes
+ * the last recorded call's budget and fixed parts, and the time its newest message was stored.
+ * What it cannot know: the memories injected (none are counted) and a repair of the host's
+ * messages. Linear in the messages: each is counted once, from the counter's cache.
+ */
+export function reconstructCallRecords({
+  state,
+  history,
+  ends,
+  counter,
+}: ReconstructCallsInput): CallRecord[] {
+  const last = state.calls?.at(-1);
+  if (!last) return [];
+  const { toolDefinitions, reserved, outputReserve } = last.composition;
+  const window = createWindowTally(counter, { toolDefinitions, reserved, outputReserve });
+  for (const message of state.messages) window.add(message);
+  const offloadIds = window.offloadIds();
+  const records: CallRecord[] = [];
+  let position = state.summarizedCount;
+  for (const end of ends) {
+    if (end <= last.historyMessages || end < position || end > history.length) continue;
+    while (position < end) window.add(history[position++]!.message);
+    const tokens = window.counted() + counter.promptOverhead;
+    records.push({
+      at: history[end - 1]!.createdAt,
+      historyMessages: end,
+      tokensBefore: tokens,
+      tokens,
+      budget: { ...last.budget },
+      composition: window.composition(tokens),
+      memories: [],
+      offloadIds: [...offloadIds],
+    });
+  }
+  return records;
 }
 
 function describeCompaction({
@@ -129,11 +213,24 @@ function describeCompaction({
       tokensAfter: strategy.tokensAfter,
       messagesAffected: strategy.messagesAffected,
       summarizerCalls: strategy.summarizerCalls,
-      ...(strategy.fallback ? { fallback: { from: strategy.fallback.from } } : {}),
+      ...(strategy.fallback ? { fallback: storableFallback(strategy.fallback) } : {}),
     })),
     summarizerCalls: report?.summarizerCalls ?? 0,
     summarizer,
     offloadIds: (report?.strategies ?? []).flatMap((strategy) => strategy.offloadIds ?? []),
+  };
+}
+
+/** A fallback without its reason in words, which can quote the conversation: kind and class only. */
+function storableFallback({
+  from,
+  kind,
+  errorClass,
+}: SummarizerFallback): NonNullable<CallStrategy['fallback']> {
+  return {
+    from,
+    ...(kind === undefined ? {} : { kind }),
+    ...(errorClass === undefined ? {} : { errorClass }),
   };
 }
 

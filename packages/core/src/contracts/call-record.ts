@@ -1,4 +1,5 @@
-import type { CompactionTrigger, StrategyName } from './compression.js';
+import type { CompactionTrigger, StrategyReport } from './compression.js';
+import type { SummarizerFallback } from './summarizer.js';
 
 /**
  * Tokens of one prepared prompt by part, in the order the inspector stacks them. The message parts
@@ -27,19 +28,18 @@ export interface CallComposition {
 }
 
 /** A strategy that ran in a call's compaction (see `StrategyReport`). */
-export interface CallStrategy {
-  strategy: StrategyName;
-  applied: boolean;
-  tokensBefore: number;
-  tokensAfter: number;
-  messagesAffected: number;
-  summarizerCalls: number;
+export interface CallStrategy
+  extends Pick<
+    StrategyReport,
+    'strategy' | 'applied' | 'tokensBefore' | 'tokensAfter' | 'messagesAffected' | 'summarizerCalls'
+  > {
   /**
-   * Set when a summarizer failed and a fallback wrote the summary: the summarizer that failed.
-   * Its reason stays out of the record, which is stored (an error message can quote the
-   * conversation or a credential); the `summarizer-fallback` event carries it.
+   * Set when a summarizer failed and a fallback wrote the summary (or, from `budget-guard`, when
+   * the budget guard had to cut): the summarizer that failed and why, as a kind and an error
+   * class. Its reason in words stays out of the record, which is stored (an error message can
+   * quote the conversation or a credential); the `summarizer-fallback` event carries it.
    */
-  fallback?: { from: string };
+  fallback?: Omit<SummarizerFallback, 'reason'>;
 }
 
 /** How the prompt of a call got its compacted part. */

@@ -2,7 +2,7 @@ import type { MemoryCardDraft } from './memory-card.js';
 import type { Message } from './message.js';
 import type { OffloadStore } from './offload-store.js';
 import type { Scope } from './scope.js';
-import type { StructuredSummary, Summarizer } from './summarizer.js';
+import type { StructuredSummary, Summarizer, SummarizerFallback } from './summarizer.js';
 import type { TokenCounter } from './token-counter.js';
 
 export type StrategyName =
@@ -67,7 +67,7 @@ export interface StrategyReport {
   summarizerCalls: number;
   durationMs: number;
   /** Set when a summarizer failed and a fallback was used. */
-  fallback?: { from: string; reason: string };
+  fallback?: SummarizerFallback;
   /** Memory cards extracted by summarization. */
   cards?: MemoryCardDraft[];
   /** Offload ids written by this strategy. */

@@ -64,7 +64,42 @@ export interface SummarizeResult {
   /** Model calls made (0 for the extractive summarizer). */
   calls: number;
   /** Set when the primary summarizer failed and a fallback produced this result. */
-  fallback?: { from: string; reason: string };
+  fallback?: SummarizerFallback;
+}
+
+/**
+ * Why a summarizer failed, in a word that never quotes its input, so it can be stored (a failure's
+ * message can quote the conversation): `timeout`, `aborted` (the caller's signal), `rate-limited`,
+ * `refusal`, `cut-off` (stopped at the output limit), `content-filter`, `unparseable` (no summary
+ * in the answer), `empty`, `circuit-open` (not called after repeated failures), `too-small` (the
+ * window or budget cannot hold a summary prompt or the summary) or `error` (anything else).
+ */
+export type SummarizerFailureKind =
+  | 'timeout'
+  | 'aborted'
+  | 'rate-limited'
+  | 'refusal'
+  | 'cut-off'
+  | 'content-filter'
+  | 'unparseable'
+  | 'empty'
+  | 'circuit-open'
+  | 'too-small'
+  | 'error';
+
+/** A summarizer's failure that a fallback covered. */
+export interface SummarizerFallback {
+  /** The summarizer that failed. */
+  from: string;
+  /** Its failure in words; may quote the conversation, so it goes to events, never to storage. */
+  reason: string;
+  /** The failure's kind, from the typed error (never from its message). */
+  kind?: SummarizerFailureKind;
+  /**
+   * The class of the error behind the failure (`TimeoutError`, a provider's `APIError`): the
+   * cause's class when a `SummarizerError` wraps one, else the thrown error's.
+   */
+  errorClass?: string;
 }
 
 /**

@@ -9,4 +9,5 @@ export { NotFoundError } from './not-found-error.js';
 export { ScopeRequiredError } from './scope-required-error.js';
 export { StorageError } from './storage-error.js';
 export { SummarizerError } from './summarizer-error.js';
+export { errorClassOf, summarizerFailureOf } from './summarizer-failure.js';
 export { UnsupportedFormatError } from './unsupported-format-error.js';

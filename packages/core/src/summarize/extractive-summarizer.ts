@@ -92,6 +92,7 @@ export function createExtractiveSummarizer({
         throw new SummarizerError({
           message: `Summarizer ${name} cannot fit a summary in ${request.maxTokens} tokens`,
           summarizer: name,
+          kind: 'too-small',
           cause: error,
         });
       }

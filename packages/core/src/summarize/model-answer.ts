@@ -1,4 +1,4 @@
-import type { CompleteResult } from '../contracts/index.js';
+import type { CompleteResult, SummarizerFailureKind } from '../contracts/index.js';
 
 /** A model answer normalised: its text and, when the adapter knows it, why the model stopped. */
 export function answerOf(answer: unknown): CompleteResult | undefined {
@@ -26,13 +26,19 @@ export function isRefusal(text: string): boolean {
  * Why an answer cannot be used, or `undefined` when it can: the model stopped at the output limit
  * (the JSON or text is cut off), a content filter stopped it, or it is empty.
  */
-export function unusableAnswerReason(answer: CompleteResult): string | undefined {
+export function unusableAnswerReason(
+  answer: CompleteResult,
+): { kind: SummarizerFailureKind; reason: string } | undefined {
   if (answer.finishReason === 'length') {
-    return 'the answer was cut off at the output limit (finish reason "length")';
+    return {
+      kind: 'cut-off',
+      reason: 'the answer was cut off at the output limit (finish reason "length")',
+    };
   }
   if (answer.finishReason === 'content-filter') {
-    return 'the answer was stopped by a content filter';
+    return { kind: 'content-filter', reason: 'the answer was stopped by a content filter' };
   }
-  if (answer.text.trim() === '') return 'the model returned an empty answer';
+  if (answer.text.trim() === '')
+    return { kind: 'empty', reason: 'the model returned an empty answer' };
   return undefined;
 }

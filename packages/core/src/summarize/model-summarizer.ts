@@ -7,6 +7,7 @@ import type {
   SummarizeRequest,
   SummarizeResult,
   Summarizer,
+  SummarizerFailureKind,
   TokenCounter,
 } from '../contracts/index.js';
 import { BudgetExceededError, InvalidArgumentError, SummarizerError } from '../errors/index.js';
@@ -126,15 +127,20 @@ export function createModelSummarizer({
   const systemTokens = counter.countText(system);
   const renderOptions = { toolResultChars, toolArgumentsChars };
 
-  const fail = (message: string, cause?: unknown): SummarizerError =>
-    new SummarizerError({ message: `Summarizer ${name}: ${message}`, summarizer: name, cause });
+  const fail = (kind: SummarizerFailureKind, message: string, cause?: unknown): SummarizerError =>
+    new SummarizerError({
+      message: `Summarizer ${name}: ${message}`,
+      summarizer: name,
+      kind,
+      cause,
+    });
 
   const fitToBudget = (summary: StructuredSummary, maxTokens: number): StructuredSummary => {
     try {
       return fitSummary(summary, maxTokens, counter);
     } catch (error) {
       if (BudgetExceededError.isInstance(error)) {
-        throw fail(`the summary cannot fit in ${maxTokens} tokens`, error);
+        throw fail('too-small', `the summary cannot fit in ${maxTokens} tokens`, error);
       }
       throw error;
     }
@@ -180,6 +186,7 @@ export function createModelSummarizer({
         contextWindow - outputTokens - systemTokens - frameTokens - previousTokens;
       if (messageBudget < MIN_MESSAGE_TOKENS) {
         throw fail(
+          'too-small',
           `contextWindow ${contextWindow} leaves only ${messageBudget} tokens for messages ` +
             `(output ${outputTokens}, system ${systemTokens}, previous summary ${previousTokens})`,
         );
@@ -202,7 +209,10 @@ export function createModelSummarizer({
         if (promptTokens > contextWindow) {
           // Unreachable with an additive counter (the chunks are packed with a margin), kept so
           // that a prompt never exceeds the window silently.
-          throw fail(`a prompt of ${promptTokens} tokens does not fit the window ${contextWindow}`);
+          throw fail(
+            'too-small',
+            `a prompt of ${promptTokens} tokens does not fit the window ${contextWindow}`,
+          );
         }
         const answer = await callModel({
           request: {
@@ -221,16 +231,17 @@ export function createModelSummarizer({
         }
         const parsed = parseModelResponse(answer, sourceIds);
         if (isEmptySummary(parsed.summary)) {
-          throw fail('the model returned an empty summary');
+          throw fail('empty', 'the model returned an empty summary');
         }
         // Only a summary is accepted: JSON with summary sections, or text in the summary's own
         // Markdown shape. Prose (a refusal, an explanation, a cut-off fragment) is not stored.
         if (!parsed.structured && !hasSections(parsed.summary)) {
-          throw fail(
-            isRefusal(answer)
-              ? 'the model refused instead of summarizing'
-              : 'the answer is not a summary (no JSON object and no summary sections)',
-          );
+          throw isRefusal(answer)
+            ? fail('refusal', 'the model refused instead of summarizing')
+            : fail(
+                'unparseable',
+                'the answer is not a summary (no JSON object and no summary sections)',
+              );
         }
         const isLast = chunkIndex === chunks.length - 1;
         previous = fitToBudget(
@@ -297,9 +308,9 @@ export function createModelSummarizer({
     abortSignal: AbortSignal | undefined;
     deadline: number;
   }): Promise<string> {
-    if (abortSignal?.aborted) throw fail('aborted', abortSignal.reason);
+    if (abortSignal?.aborted) throw fail('aborted', 'aborted', abortSignal.reason);
     const remaining = deadline - Date.now();
-    if (remaining <= 0) throw fail(`timed out after ${timeoutMs} ms`);
+    if (remaining <= 0) throw fail('timeout', `timed out after ${timeoutMs} ms`);
     const timeout = new AbortController();
     const timer = setTimeout(
       () => timeout.abort(new DOMException(`Timed out after ${timeoutMs} ms`, 'TimeoutError')),
@@ -319,17 +330,18 @@ export function createModelSummarizer({
         aborted,
       ]);
     } catch (error) {
-      if (abortSignal?.aborted) throw fail('aborted', abortSignal.reason);
-      if (timeout.signal.aborted) throw fail(`timed out after ${timeoutMs} ms`);
-      throw fail(describeFailure(error), error);
+      if (abortSignal?.aborted) throw fail('aborted', 'aborted', abortSignal.reason);
+      if (timeout.signal.aborted) throw fail('timeout', `timed out after ${timeoutMs} ms`);
+      const failure = describeFailure(error);
+      throw fail(failure.kind, failure.reason, error);
     } finally {
       clearTimeout(timer);
       if (stopWaiting) signal.removeEventListener('abort', stopWaiting);
     }
     const normalized = answerOf(answer);
-    if (!normalized) throw fail('the model answer is not a string');
+    if (!normalized) throw fail('unparseable', 'the model answer is not a string');
     const unusable = unusableAnswerReason(normalized);
-    if (unusable) throw fail(unusable);
+    if (unusable) throw fail(unusable.kind, unusable.reason);
     return normalized.text;
   }
 }
@@ -346,7 +358,7 @@ function isEmptySummary(summary: StructuredSummary): boolean {
 }
 
 /** A short reason for reports; rate limits are named as such so that callers can see them. */
-function describeFailure(error: unknown): string {
+function describeFailure(error: unknown): { kind: 'rate-limited' | 'error'; reason: string } {
   const record = (typeof error === 'object' && error !== null ? error : {}) as Record<
     string,
     unknown
@@ -354,7 +366,7 @@ function describeFailure(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   const status = record.status ?? record.statusCode;
   if (status === 429 || /rate.?limit|too many requests/i.test(message)) {
-    return `the model call was rate limited: ${message}`;
+    return { kind: 'rate-limited', reason: `the model call was rate limited: ${message}` };
   }
-  return `the model call failed: ${message}`;
+  return { kind: 'error', reason: `the model call failed: ${message}` };
 }

@@ -31,6 +31,7 @@ export function prepareSummaryInput(request: SummarizeRequest, summarizer: strin
     throw new SummarizerError({
       message: `Summarizer ${summarizer} was aborted`,
       summarizer,
+      kind: 'aborted',
       cause: abortSignal.reason,
     });
   }

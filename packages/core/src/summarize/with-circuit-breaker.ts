@@ -42,6 +42,7 @@ export function withCircuitBreaker(
         throw new SummarizerError({
           message: `Summarizer ${summarizer.name}: not called, ${consecutiveFailures} calls in a row failed (circuit open for ${Math.max(0, Math.ceil((openUntil - now()) / 1000))} s more)`,
           summarizer: summarizer.name,
+          kind: 'circuit-open',
         });
       }
       const call = summarizer.summarize(request);

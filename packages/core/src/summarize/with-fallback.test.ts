@@ -44,6 +44,9 @@ describe('withFallback', () => {
     expect(result.fallback).toEqual({
       from: 'model',
       reason: expect.stringContaining('HTTP 500'),
+      // The kind and the class of the provider's error, without its words.
+      kind: 'error',
+      errorClass: 'Error',
     });
     expect(renderSummary(result.summary)).toContain('We decided to use Postgres 16');
   });
@@ -60,6 +63,8 @@ describe('withFallback', () => {
     expect(result.fallback).toEqual({
       from: 'first',
       reason: 'first broke; then second: second broke',
+      kind: 'error',
+      errorClass: 'CtxmemSummarizerError',
     });
   });
 

@@ -1,5 +1,5 @@
 import type { SummarizeRequest, SummarizeResult, Summarizer } from '../contracts/index.js';
-import { InvalidArgumentError, SummarizerError } from '../errors/index.js';
+import { InvalidArgumentError, SummarizerError, summarizerFailureOf } from '../errors/index.js';
 
 /**
  * A summarizer that tries `primary`, then each fallback in order, and returns the first result.
@@ -30,6 +30,7 @@ export function withFallback(primary: Summarizer, ...fallbacks: Summarizer[]): S
     name,
     async summarize(request: SummarizeRequest): Promise<SummarizeResult> {
       const reasons: string[] = [];
+      let firstError: unknown;
       let lastError: unknown;
       for (const [index, summarizer] of chain.entries()) {
         try {
@@ -39,6 +40,8 @@ export function withFallback(primary: Summarizer, ...fallbacks: Summarizer[]): S
             ...result,
             fallback: {
               from: primary.name,
+              // The primary's failure as a kind and a class: words-free, so a record can keep it.
+              ...summarizerFailureOf(firstError),
               // The primary's reason alone; later failures are named after their summarizer.
               reason: reasons
                 .map((reason, position) =>
@@ -55,9 +58,11 @@ export function withFallback(primary: Summarizer, ...fallbacks: Summarizer[]): S
               : new SummarizerError({
                   message: `Summarizer ${summarizer.name} was aborted`,
                   summarizer: summarizer.name,
+                  kind: 'aborted',
                   cause: error,
                 });
           }
+          if (index === 0) firstError = error;
           lastError = error;
           reasons.push(error instanceof Error ? error.message : String(error));
         }
@@ -67,6 +72,7 @@ export function withFallback(primary: Summarizer, ...fallbacks: Summarizer[]): S
           .map((summarizer, position) => `${summarizer.name}: ${reasons[position]}`)
           .join('; ')}`,
         summarizer: name,
+        kind: summarizerFailureOf(lastError).kind,
         cause: lastError,
       });
     },
