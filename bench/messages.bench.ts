@@ -17,7 +17,7 @@ import {
 import {
   arbitraryMessages,
   arbitraryOpenAIChatMessages,
-} from '../packages/core/src/test/arbitraries/messages.js';
+} from '../packages/core/src/test/arbitraries/index.js';
 import type { BenchRun, BenchSection } from './types.js';
 
 /** Median milliseconds of `runs` calls after five warm-up calls (so the JIT has settled). */

@@ -73,14 +73,45 @@ export function parseCount(value: string | boolean | undefined, flag: string): n
 }
 
 export function parseHistoryMode(value: string | boolean | undefined): HistoryMode {
-  const text = String(value ?? '');
-  if (!(HISTORY_MODES as readonly string[]).includes(text)) {
+  return parseChoice(value, '--history', HISTORY_MODES);
+}
+
+/** One of `choices`, as given after `flag` (leading and trailing spaces ignored). */
+export function parseChoice<Choice extends string>(
+  value: string | boolean | undefined,
+  flag: string,
+  choices: readonly Choice[],
+): Choice {
+  const text = String(value ?? '').trim();
+  if (!(choices as readonly string[]).includes(text)) {
     throw new InvalidArgumentError({
-      message: `--history must be one of ${HISTORY_MODES.join(', ')}, got "${text}"`,
-      argument: '--history',
+      message: `${flag} must be one of ${choices.join(', ')}, got "${text}"`,
+      argument: flag,
     });
   }
-  return text as HistoryMode;
+  return text as Choice;
+}
+
+/**
+ * Checks that exactly one of two alternative flags was given (`--jsonl <file>` or `--text "…"`);
+ * the usage error names both when neither or both were.
+ */
+export function requireOneOf(
+  command: string,
+  [firstFlag, firstValue, firstUsage]: readonly [string, string | undefined, string],
+  [secondFlag, secondValue, secondUsage]: readonly [string, string | undefined, string],
+  { needs = '' }: { needs?: string } = {},
+): void {
+  if ((firstValue === undefined) === (secondValue === undefined)) {
+    const usage = `${firstFlag} ${firstUsage} or ${secondFlag} ${secondUsage}`;
+    throw new InvalidArgumentError({
+      message:
+        firstValue === undefined
+          ? `${command} needs ${needs}${usage}`
+          : `${command} takes ${usage}, not both`,
+      argument: firstFlag,
+    });
+  }
 }
 
 /** Exactly one positional argument (the input file, or the id for `reload`). */

@@ -1,6 +1,7 @@
 import type { TokenCounter, TokenEncodingName } from '@ctxmem/core';
 import { hasPublicTokenizer, InvalidArgumentError } from '@ctxmem/core';
 import { TOKEN_ENCODING_NAMES, UNKNOWN_TOKENIZER_MARGIN } from '@ctxmem/core/adapter-kit';
+import { parseChoice } from './arguments.js';
 import type { CliDependencies } from './dependencies.js';
 
 export interface TokenizerChoice {
@@ -60,14 +61,7 @@ export function createBodyCounter(
 
 /** `--encoding`: one of `TOKEN_ENCODING_NAMES`. */
 export function parseEncoding(value: string | boolean | undefined): TokenEncodingName {
-  const text = String(value ?? '').trim();
-  if (!(TOKEN_ENCODING_NAMES as readonly string[]).includes(text)) {
-    throw new InvalidArgumentError({
-      message: `--encoding must be one of ${TOKEN_ENCODING_NAMES.join(', ')}, got "${text}"`,
-      argument: '--encoding',
-    });
-  }
-  return text as TokenEncodingName;
+  return parseChoice(value, '--encoding', TOKEN_ENCODING_NAMES);
 }
 
 /** `--margin`: a factor from 1 to 3 (`1.2` = count 20% more). */

@@ -82,3 +82,15 @@ export function preview(text: string, width: number): string {
   }
   return `${result}…`;
 }
+
+/** `singular` or its plural, for `count` things. */
+export function plural(count: number, singular: string, pluralForm = `${singular}s`): string {
+  return count === 1 ? singular : pluralForm;
+}
+
+/** A size in bytes as people read it: `512 B`, `3.4 KiB`, `12.0 MiB`. */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
+}

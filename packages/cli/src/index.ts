@@ -1,4 +1,4 @@
-export type { CompactReportJson } from './compact-command.js';
+export type { CompactReportJson } from './compact/index.js';
 export {
   type Composition,
   type CompositionCategory,

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type CliContext, runCli } from './index.js';
 import { chooseProgressStyle, createActivity, createProgress } from './progress.js';
+import { deployLogBody } from './test-bodies.test-helper.js';
 
 /** A stderr stand-in that says whether it is a terminal, as `process.stderr` does. */
 function fakeStream(isTTY: boolean) {
@@ -90,24 +91,12 @@ describe('createActivity', () => {
 
 /** A body of about 45,000 tokens: large enough for progress, compacted by offloading. */
 function largeBody() {
-  const payload = `row ${'0123456789 abcdefghij '.repeat(4)}\n`.repeat(1200);
-  return {
+  return deployLogBody('openai-chat', {
     model: 'gpt-4o',
-    messages: [
-      { role: 'system', content: 'You are an operations agent.' },
-      { role: 'user', content: 'Read the deploy log.' },
-      {
-        role: 'assistant',
-        content: null,
-        tool_calls: [
-          { id: 'call_1', type: 'function', function: { name: 'read_log', arguments: '{}' } },
-        ],
-      },
-      { role: 'tool', tool_call_id: 'call_1', content: payload },
-      { role: 'assistant', content: 'The deploy succeeded.' },
-      { role: 'user', content: 'Which step was slowest?' },
-    ],
-  };
+    rows: 1200,
+    tools: false,
+    answer: 'The deploy succeeded.',
+  });
 }
 
 describe('ctxmem compact progress', () => {

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { InvalidArgumentError, messageText, NotFoundError } from '@ctxmem/core';
-import { optionalString, parseArguments, singleFile } from './arguments.js';
-import { CLI_SCOPE } from './compact-command.js';
+import { optionalString, parseArguments, parseChoice, singleFile } from './arguments.js';
+import { CLI_SCOPE } from './compact/index.js';
 import type { CliDependencies, ConversationFormat } from './dependencies.js';
 import type { CliContext } from './run-cli.js';
 
@@ -27,13 +27,9 @@ export function parseReloadArguments(argv: readonly string[]): ReloadCommandOpti
     json: { type: 'boolean' },
     format: { type: 'string' },
   });
-  const format = optionalString(values.format, '--format');
-  if (format !== undefined && !(RELOAD_FORMATS as readonly string[]).includes(format)) {
-    throw new InvalidArgumentError({
-      message: `--format must be one of ${RELOAD_FORMATS.join(', ')}, got "${format}"`,
-      argument: '--format',
-    });
-  }
+  const formatText = optionalString(values.format, '--format');
+  const format =
+    formatText === undefined ? undefined : parseChoice(formatText, '--format', RELOAD_FORMATS);
   if (format !== undefined && values.json === true) {
     throw new InvalidArgumentError({
       message: '--format and --json both say how to print the payload; give one',

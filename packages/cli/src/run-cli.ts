@@ -6,7 +6,7 @@ import {
   InvalidMessageError,
 } from '@ctxmem/core';
 import { parseArguments } from './arguments.js';
-import { parseCompactArguments, runCompact } from './compact-command.js';
+import { parseCompactArguments, runCompact } from './compact/index.js';
 import { type CliDependencies, loadDefaultDependencies } from './dependencies.js';
 import { formatNumber } from './format.js';
 import { COMPACT_HELP, INSPECT_HELP, MAIN_HELP, MEMORY_HELP, RELOAD_HELP } from './help.js';
@@ -81,7 +81,7 @@ const COMMANDS: Record<string, Command> = {
     help: MEMORY_HELP,
     // Loaded on use: it pulls in the memory stores and the retrieval code.
     run: async (argv, context) =>
-      (await import('./memory-command.js')).runMemoryCommand(argv, context),
+      (await import('./memory/index.js')).runMemoryCommand(argv, context),
   },
 };
 

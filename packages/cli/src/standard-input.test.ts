@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { MemoryAddSummary, MemorySearchLineJson } from './memory-command.js';
+import type { MemoryAddSummary, MemorySearchLineJson } from './memory/index.js';
 import { useCliFolder } from './run-cli.test-helper.js';
 
 const cli = useCliFolder('ctxmem-stdin');

@@ -1,8 +1,46 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { open, readFile, stat } from 'node:fs/promises';
+import { open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { StorageError } from '@ctxmem/core';
+import hnswlib from 'hnswlib-node';
+import type { Settings } from './hnsw-settings.js';
+
+// hnswlib-node is CommonJS: its classes hang off the default export.
+export const { HierarchicalNSW } = hnswlib;
+export type NativeIndex = InstanceType<typeof HierarchicalNSW>;
+
+/** An empty native graph of `capacity` slots, built with the index's settings. */
+export function createNativeIndex(
+  settings: Pick<Settings, 'dimensions' | 'M' | 'efConstruction' | 'randomSeed' | 'efSearch'>,
+  capacity: number,
+): NativeIndex {
+  const { dimensions, M, efConstruction, randomSeed, efSearch } = settings;
+  const native = new HierarchicalNSW('cosine', dimensions);
+  native.initIndex({
+    maxElements: capacity,
+    m: M,
+    efConstruction,
+    randomSeed,
+    allowReplaceDeleted: true,
+  });
+  native.setEf(efSearch);
+  return native;
+}
+
+/** A failure of the native library, as the `StorageError` the index reports. */
+export function nativeError(
+  action: string,
+  path: string | undefined,
+  error: unknown,
+): StorageError {
+  const detail = error instanceof Error ? error.message : String(error);
+  return new StorageError({
+    message: `HNSW index could not ${action}: ${detail}`,
+    path,
+    cause: error,
+  });
+}
 
 /** Written into every header; a header with another value is from an incompatible release. */
 export const INDEX_FORMAT = 'ctxmem-hnsw-index';
@@ -195,4 +233,112 @@ export async function fsyncFolder(path: string): Promise<void> {
   } finally {
     await handle?.close().catch(() => {});
   }
+}
+
+/**
+ * Reads the saved index at `path` and its header. Throws `LoadProblem` when there is none yet
+ * or they cannot be used (corrupt, truncated, other dimensions or format version).
+ */
+export async function readIndexPair(
+  path: string,
+  dimensions: number,
+): Promise<{ native: NativeIndex; header: IndexHeader }> {
+  const headerText = await readHeaderText(headerPathFor(path));
+  if (headerText === undefined) {
+    const indexExists = await stat(path).then(
+      () => true,
+      () => false,
+    );
+    throw indexExists
+      ? new LoadProblem('corrupt', 'the index file has no header beside it')
+      : new LoadProblem('missing', 'no index has been saved at this path yet');
+  }
+  const header = parseHeader(headerText, dimensions);
+  await verifyIndexFile(path, header);
+  const native = new HierarchicalNSW('cosine', dimensions);
+  try {
+    await native.readIndex(path, true);
+  } catch (error) {
+    throw new LoadProblem('corrupt', 'hnswlib could not read the index file', { cause: error });
+  }
+  const nativeLabels = native.getIdsList();
+  const present = new Set(nativeLabels);
+  if (
+    header.items.some(([, label]) => !present.has(label)) ||
+    nativeLabels.some((label) => label >= header.nextLabel)
+  ) {
+    throw new LoadProblem('corrupt', 'the index file and its header list different items');
+  }
+  return { native, header };
+}
+
+/**
+ * Saves `native` and its header atomically: both go to temporary files, are fsynced and renamed
+ * over the old pair. `headerFor` gets the fingerprint of the written index.
+ */
+export async function writeIndexPair(
+  path: string,
+  native: NativeIndex,
+  headerFor: (print: { bytes: number; sha256: string }) => IndexHeader,
+): Promise<void> {
+  const headerPath = headerPathFor(path);
+  const token = `${process.pid}-${randomUUID()}`;
+  const temporaryIndex = `${path}.${token}.tmp`;
+  const temporaryHeader = `${headerPath}.${token}.tmp`;
+  try {
+    await native.writeIndex(temporaryIndex);
+    const print = await fingerprint(temporaryIndex);
+    await writeFile(temporaryHeader, JSON.stringify(headerFor(print)));
+    await fsyncFile(temporaryIndex);
+    await fsyncFile(temporaryHeader);
+    // A crash between the two renames leaves a pair whose checksum disagrees: the next open
+    // reports it and asks for a rebuild instead of trusting a mixed pair.
+    await rename(temporaryIndex, path);
+    await rename(temporaryHeader, headerPath);
+    await fsyncFolder(path);
+  } catch (error) {
+    await rm(temporaryIndex, { force: true }).catch(() => {});
+    await rm(temporaryHeader, { force: true }).catch(() => {});
+    if (StorageError.isInstance(error)) throw error;
+    const detail = error instanceof Error ? error.message : String(error);
+    throw new StorageError({
+      message: `Could not save the HNSW index ${path}: ${detail}`,
+      path,
+      cause: error,
+    });
+  }
+}
+
+/** The header of a saved index: the id ↔ label map (scope keys stored once each) and its checks. */
+export function buildHeader(
+  labels: ReadonlyMap<number, { id: string; scopeKey: string }>,
+  {
+    dimensions,
+    nextLabel,
+    print,
+  }: { dimensions: number; nextLabel: number; print: { bytes: number; sha256: string } },
+): IndexHeader {
+  const scopes: string[] = [];
+  const scopePositions = new Map<string, number>();
+  const items: IndexHeader['items'] = [];
+  for (const [label, { id, scopeKey }] of labels) {
+    let position = scopePositions.get(scopeKey);
+    if (position === undefined) {
+      position = scopes.length;
+      scopes.push(scopeKey);
+      scopePositions.set(scopeKey, position);
+    }
+    items.push([id, label, position]);
+  }
+  return {
+    format: INDEX_FORMAT,
+    version: INDEX_FORMAT_VERSION,
+    space: 'cosine',
+    dimensions,
+    count: items.length,
+    nextLabel,
+    index: print,
+    scopes,
+    items,
+  };
 }

@@ -5,7 +5,7 @@ import {
   type MemoryIndexItem,
   StorageError,
 } from '@ctxmem/core';
-import { normalizedVector } from '@ctxmem/core/driver-kit';
+import { checkIndexIds, normalizedVector, prepareIndexItems } from '@ctxmem/core/driver-kit';
 import {
   inTransaction,
   type PostgresConnectionOptions,
@@ -73,12 +73,6 @@ function checkDimensions(dimensions: unknown): asserts dimensions is number {
       message: `dimensions must be an integer from 1 to 16000 (pgvector's limit); got ${String(dimensions)}.`,
       argument: 'dimensions',
     });
-  }
-}
-
-function checkId(id: unknown, argument: string): asserts id is string {
-  if (typeof id !== 'string' || id.length === 0) {
-    throw new InvalidArgumentError({ message: `${argument} must be a non-empty string`, argument });
   }
 }
 
@@ -238,23 +232,12 @@ export async function createPgvectorIndex({
     dimensions,
 
     async upsert(items: readonly MemoryIndexItem[]) {
-      if (!Array.isArray(items)) {
-        throw new InvalidArgumentError({ message: 'items must be an array', argument: 'items' });
-      }
       // Validate the whole batch first; of duplicate ids the last wins, like consecutive upserts.
-      const byId = new Map<string, { scopeKey: string; literal: string }>();
-      items.forEach((item: MemoryIndexItem, position) => {
-        checkId(item?.id, `items[${position}].id`);
-        if (typeof item.scopeKey !== 'string') {
-          throw new InvalidArgumentError({
-            message: `items[${position}].scopeKey must be a string`,
-            argument: `items[${position}].scopeKey`,
-          });
-        }
-        const literal = vectorLiteral(item.vector, dimensions, `items[${position}].vector`);
-        byId.delete(item.id);
-        byId.set(item.id, { scopeKey: item.scopeKey, literal });
-      });
+      const byId = new Map(
+        prepareIndexItems(items, (vector, argument) =>
+          vectorLiteral(vector, dimensions, argument),
+        ).map(({ id, scopeKey, vector }) => [id, { scopeKey, literal: vector }]),
+      );
       if (byId.size === 0) return;
       const ids = [...byId.keys()];
       const { rows } = await withStorageErrors('upsert vectors', () =>
@@ -272,12 +255,7 @@ export async function createPgvectorIndex({
     },
 
     async remove(ids: readonly string[]) {
-      if (!Array.isArray(ids)) {
-        throw new InvalidArgumentError({ message: 'ids must be an array', argument: 'ids' });
-      }
-      ids.forEach((id, position) => {
-        checkId(id, `ids[${position}]`);
-      });
+      checkIndexIds(ids);
       if (ids.length === 0) return;
       const { rowCount } = await withStorageErrors('remove vectors', () =>
         database.query(`DELETE FROM ${quotedTable} WHERE id = ANY($1::text[])`, [

@@ -6,12 +6,13 @@ import { BudgetExceededError } from '../errors/index.js';
 import { lastUserIndex } from '../messages/index.js';
 import { createInMemoryOffloadStore } from '../offload/index.js';
 import { createExtractiveSummarizer } from '../summarize/index.js';
-import { arbitraryMessages } from '../test/arbitraries/messages.js';
+import { arbitraryMessages } from '../test/arbitraries/index.js';
 import { checkCompactionInvariants } from '../test/invariants.js';
 import { createEstimateCounter, createTokenCounter } from '../tokens/index.js';
 import { compact } from './compact.js';
 import type { HistoryMode } from './pipeline.js';
-import { createScriptedSummarizer, deepFreeze } from './test-helpers.js';
+import { createScriptedSummarizer } from './test-helpers.js';
+import { deepFreeze } from './test-messages.js';
 
 /** Histories with parallel tool calls, huge outputs, CJK, images, pastes and mid-history system notes. */
 const history = fc

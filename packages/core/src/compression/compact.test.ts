@@ -6,17 +6,11 @@ import { emptySections, renderSummary } from '../summarize/index.js';
 import { checkCompactionInvariants } from '../test/invariants.js';
 import { type CompactOptions, compact } from './compact.js';
 import {
-  assistant,
-  calls,
   createFakeCounter,
   createMapOffloadStore,
   createScriptedSummarizer,
-  deepFreeze,
-  filler,
-  results,
-  system,
-  user,
 } from './test-helpers.js';
+import { assistant, calls, deepFreeze, filler, results, system, user } from './test-messages.js';
 
 const counter = createFakeCounter();
 

@@ -2,16 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { AssistantMessage, Message, ToolMessage } from '../contracts/index.js';
 import { checkToolPairing, toolCallsOf } from '../messages/index.js';
 import { currentRoundStrategy } from './current-round.js';
-import {
-  assistant,
-  calls,
-  createTestContext,
-  deepFreeze,
-  filler,
-  results,
-  system,
-  user,
-} from './test-helpers.js';
+import { createTestContext } from './test-helpers.js';
+import { assistant, calls, deepFreeze, filler, results, system, user } from './test-messages.js';
 
 const newest = user(`Analyse these logs ${filler(20_000, 'request')}`);
 

@@ -26,10 +26,17 @@ interface StepResult {
   messagesAffected: number;
 }
 
+/** One way to shrink the prompt: what it gives back, or undefined when it cannot help. */
+type StepRun = (
+  state: CompressionState,
+  tokens: number,
+  context: CompressionContext,
+) => Promise<StepResult | undefined> | StepResult | undefined;
+
 interface GuardStep {
   name: StrategyName;
   reason: string;
-  run: (state: CompressionState, tokens: number) => Promise<StepResult | undefined>;
+  run: StepRun;
 }
 
 /**
@@ -48,27 +55,27 @@ export async function fitToBudget(
     {
       name: 'summarize-rounds',
       reason: 'dropped the oldest kept history to meet the budget (originals offloaded)',
-      run: (value, tokens) => dropHistory(value, tokens, context),
+      run: dropHistory,
     },
     {
       name: 'current-round',
       reason: 'cut current-round payloads to reload notes to meet the budget',
-      run: (value, tokens) => squeezeCurrentRound(value, tokens, context),
+      run: squeezeCurrentRound,
     },
     {
       name: 'summarize-rounds',
       reason: 'shrank the summary message to meet the budget',
-      run: async (value, tokens) => shrinkSummary(value, tokens, context),
+      run: shrinkSummary,
     },
     {
       name: 'current-round',
       reason: 'dropped the oldest current-round steps to meet the budget (originals offloaded)',
-      run: (value, tokens) => dropCurrentSteps(value, tokens, context),
+      run: dropCurrentSteps,
     },
     {
       name: 'summarize-rounds',
       reason: 'dropped the summary message to meet the budget',
-      run: async (value) => dropSummaryMessage(value),
+      run: dropSummaryMessage,
     },
   ];
   const reports: StrategyReport[] = [];
@@ -78,7 +85,7 @@ export async function fitToBudget(
     if (tokensBefore <= context.budgetTokens) break;
     context.abortSignal?.throwIfAborted();
     const started = performance.now();
-    const result = await step.run(current, tokensBefore);
+    const result = await step.run(current, tokensBefore, context);
     if (!result) continue;
     reports.push({
       strategy: step.name,
@@ -120,11 +127,7 @@ async function offloadAll(messages: readonly Message[], context: CompressionCont
   return ids;
 }
 
-async function dropHistory(
-  state: CompressionState,
-  tokens: number,
-  context: CompressionContext,
-): Promise<StepResult | undefined> {
+const dropHistory: StepRun = async (state, tokens, context) => {
   // Memory injections are derived data; they are re-injected after compaction anyway.
   const messages = state.messages.filter((message) => message.ctxmem?.kind !== 'memory-injection');
   const current =
@@ -162,7 +165,7 @@ async function dropHistory(
     offloadIds: await offloadAll(dropped, context),
     messagesAffected: dropped.length,
   };
-}
+};
 
 function noteResult(part: ToolResultPart, id: string): ToolResultPart {
   const text = toolOutputText(part.output);
@@ -217,11 +220,7 @@ function squeezed(message: Message, id: string, previewChars: number): Message |
   return { ...message, content, ctxmem: { kind: 'offload-preview', offloadIds: [id] } };
 }
 
-async function squeezeCurrentRound(
-  state: CompressionState,
-  tokens: number,
-  context: CompressionContext,
-): Promise<StepResult | undefined> {
+const squeezeCurrentRound: StepRun = async (state, tokens, context) => {
   const newestUser = lastUserIndex(state.messages);
   if (newestUser === -1) return undefined;
   const { counter, settings } = context;
@@ -241,13 +240,9 @@ async function squeezeCurrentRound(
   }
   if (offloadIds.length === 0) return undefined;
   return { state: { ...state, messages }, offloadIds, messagesAffected: offloadIds.length };
-}
+};
 
-function shrinkSummary(
-  state: CompressionState,
-  tokens: number,
-  context: CompressionContext,
-): StepResult | undefined {
+const shrinkSummary: StepRun = (state, tokens, context) => {
   const index = state.messages.findIndex(isSummaryMessage);
   const summary = currentSummary(state);
   if (index === -1 || !summary) return undefined;
@@ -275,13 +270,9 @@ function shrinkSummary(
     room -= after - context.budgetTokens;
   }
   return undefined;
-}
+};
 
-async function dropCurrentSteps(
-  state: CompressionState,
-  tokens: number,
-  context: CompressionContext,
-): Promise<StepResult | undefined> {
+const dropCurrentSteps: StepRun = async (state, tokens, context) => {
   const messages = state.messages;
   const newestUser = lastUserIndex(messages);
   if (newestUser === -1 || newestUser === messages.length - 1) return undefined;
@@ -302,9 +293,9 @@ async function dropCurrentSteps(
     offloadIds: await offloadAll(dropped, context),
     messagesAffected: dropped.length,
   };
-}
+};
 
-function dropSummaryMessage(state: CompressionState): StepResult | undefined {
+const dropSummaryMessage: StepRun = (state) => {
   const messages = state.messages.filter((message) => !isSummaryMessage(message));
   if (messages.length === state.messages.length) return undefined;
   const summary = currentSummary(state);
@@ -313,4 +304,4 @@ function dropSummaryMessage(state: CompressionState): StepResult | undefined {
     offloadIds: [],
     messagesAffected: 1,
   };
-}
+};

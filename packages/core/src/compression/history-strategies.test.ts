@@ -2,17 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { Message } from '../contracts/index.js';
 import { checkToolPairing } from '../messages/index.js';
 import { recentOnlyStrategy, summaryOnlyStrategy } from './history-strategies.js';
-import {
-  assistant,
-  calls,
-  createScriptedSummarizer,
-  createTestContext,
-  deepFreeze,
-  filler,
-  results,
-  system,
-  user,
-} from './test-helpers.js';
+import { createScriptedSummarizer, createTestContext } from './test-helpers.js';
+import { assistant, calls, deepFreeze, filler, results, system, user } from './test-messages.js';
 
 function roundsOf(count: number): Message[] {
   const messages: Message[] = [];

@@ -2,16 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { Message, ToolMessage } from '../contracts/index.js';
 import { checkToolPairing } from '../messages/index.js';
 import { offloadKeepRecentStrategy } from './offload-large-messages.js';
-import {
-  assistant,
-  calls,
-  createTestContext,
-  deepFreeze,
-  filler,
-  results,
-  system,
-  user,
-} from './test-helpers.js';
+import { createTestContext } from './test-helpers.js';
+import { assistant, calls, deepFreeze, filler, results, system, user } from './test-messages.js';
 
 const big = (seed: string) => filler(6_000, seed);
 

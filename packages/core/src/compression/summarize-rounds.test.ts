@@ -3,17 +3,8 @@ import type { Message, StructuredSummary } from '../contracts/index.js';
 import { checkToolPairing } from '../messages/index.js';
 import { emptySections, renderSummary } from '../summarize/index.js';
 import { summarizeRoundsStrategy } from './summarize-rounds.js';
-import {
-  assistant,
-  calls,
-  createScriptedSummarizer,
-  createTestContext,
-  deepFreeze,
-  filler,
-  results,
-  system,
-  user,
-} from './test-helpers.js';
+import { createScriptedSummarizer, createTestContext } from './test-helpers.js';
+import { assistant, calls, deepFreeze, filler, results, system, user } from './test-messages.js';
 
 /** `count` rounds of a user question and an assistant answer of about `chars` characters each. */
 function rounds(count: number, chars = 400): Message[] {

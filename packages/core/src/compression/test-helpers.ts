@@ -1,10 +1,10 @@
 /**
- * Fakes for the compression tests: a character-based token counter, a scripted summarizer and a
- * Map-based offload store, plus message builders. Not part of the public API.
+ * Fakes for the compression tests: a character-based token counter, a scripted summarizer, a
+ * Map-based offload store and a strategy context over them (the messages come from
+ * `test-messages.ts`). Not part of the public API.
  */
 import { createHash } from 'node:crypto';
 import type {
-  AssistantContentPart,
   CompressionContext,
   CompressionSettings,
   Message,
@@ -16,7 +16,6 @@ import type {
   SummarizeResult,
   Summarizer,
   TokenCounter,
-  ToolResultOutput,
 } from '../contracts/index.js';
 import { NotFoundError, SummarizerError } from '../errors/index.js';
 import { messageText } from '../messages/index.js';
@@ -115,58 +114,6 @@ export function createMapOffloadStore(): OffloadStore & { readonly size: number 
       records.delete(key(scope, id));
     },
   };
-}
-
-/** Freezes a value and everything in it, so a test fails if anything mutates its input. */
-export function deepFreeze<Value>(value: Value): Value {
-  if (value && typeof value === 'object' && !ArrayBuffer.isView(value) && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
-  }
-  return value;
-}
-
-export const system = (content: string): Message => ({ role: 'system', content });
-export const user = (content: string): Message => ({ role: 'user', content });
-export const assistant = (content: string | AssistantContentPart[]): Message => ({
-  role: 'assistant',
-  content,
-});
-
-/** An assistant message calling the given tools (in parallel when several). */
-export function calls(
-  ...items: Array<{ id: string; name?: string; input?: unknown; text?: string }>
-): Message {
-  return {
-    role: 'assistant',
-    content: items.map((item) => ({
-      type: 'tool-call' as const,
-      toolCallId: item.id,
-      toolName: item.name ?? 'read_file',
-      input: item.input ?? { path: `${item.id}.ts` },
-    })),
-  };
-}
-
-/** A tool message answering the given calls. */
-export function results(
-  ...items: Array<{ id: string; name?: string; output: string | ToolResultOutput }>
-): Message {
-  return {
-    role: 'tool',
-    content: items.map((item) => ({
-      type: 'tool-result' as const,
-      toolCallId: item.id,
-      toolName: item.name ?? 'read_file',
-      output: typeof item.output === 'string' ? { type: 'text', value: item.output } : item.output,
-    })),
-  };
-}
-
-/** A deterministic filler text of `length` characters (words, so it reads like prose). */
-export function filler(length: number, seed = 'lorem'): string {
-  const words = `${seed} ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor `;
-  return words.repeat(Math.ceil(length / words.length)).slice(0, length);
 }
 
 /** A strategy context over the fakes; `targetTokens` defaults to 1 (compress as far as possible). */

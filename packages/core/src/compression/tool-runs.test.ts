@@ -1,16 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../contracts/index.js';
 import { checkToolPairing, toolCallsOf } from '../messages/index.js';
-import {
-  assistant,
-  calls,
-  createTestContext,
-  deepFreeze,
-  filler,
-  results,
-  system,
-  user,
-} from './test-helpers.js';
+import { createTestContext } from './test-helpers.js';
+import { assistant, calls, deepFreeze, filler, results, system, user } from './test-messages.js';
 import { toolRunsStrategy } from './tool-runs.js';
 
 /** `count` sequential tool calls, each answered, with results of `resultChars` characters. */

@@ -2,16 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { messageText, toolOutputText, toolResultsOf } from '../messages/index.js';
 import { currentRoundStrategy } from './current-round.js';
 import { offloadAllStrategy } from './offload-large-messages.js';
-import {
-  assistant,
-  calls,
-  createFakeCounter,
-  createTestContext,
-  deepFreeze,
-  results,
-  system,
-  user,
-} from './test-helpers.js';
+import { createFakeCounter, createTestContext } from './test-helpers.js';
+import { assistant, calls, deepFreeze, results, system, user } from './test-messages.js';
 
 const counter = createFakeCounter();
 /** Numbered lines, so that how much of a payload survives can be read off its last line. */

@@ -1,22 +1,21 @@
-import { readFile, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import type { CompleteHistoryStore, Message, Scope } from '../contracts/index.js';
-import { ConflictError } from '../errors/index.js';
+import type { CompleteHistoryStore, Scope } from '../contracts/index.js';
 import {
   appendJsonLines,
   assertRequiredScope,
   type CorruptionOptions,
-  decodeStorable,
   type FileLockOptions,
-  hasErrorCode,
   isoNow,
   quarantineFile,
   readJsonLines,
   readLastJsonLine,
+  readTextFile,
   removeLeftoverTempFiles,
   reportCorruption,
   scopeFolder,
   serializeJsonLines,
+  setAsideDamagedFile,
   systemClock,
   validateRequiredScope,
   withFileLock,
@@ -38,11 +37,12 @@ import {
   normalizeRange,
   normalizeTurns,
   numberMessages,
+  stateVersionConflict,
   validateEncodedState,
   validateStoredRecord,
 } from './history-records.js';
 import type { HistoryStoreOptions } from './in-memory-history-store.js';
-import { assertAppendPosition, planPositionalAppend } from './positional-append.js';
+import { assertAppendPosition, splitPositionalAppend } from './positional-append.js';
 import { readTailRecords } from './read-tail-records.js';
 
 export interface FileHistoryStoreOptions extends HistoryStoreOptions, CorruptionOptions {
@@ -136,14 +136,7 @@ export function createFileHistoryStore({
   ): Promise<
     { kind: 'missing' } | { kind: 'state'; state: EncodedWorkingState } | { kind: 'damaged' }
   > {
-    const text = await withStorageErrors(path, 'read', async () => {
-      try {
-        return await readFile(path, 'utf8');
-      } catch (error) {
-        if (hasErrorCode(error, 'ENOENT')) return undefined;
-        throw error;
-      }
-    });
+    const text = await readTextFile(path);
     if (text === undefined) return { kind: 'missing' };
     let value: unknown;
     try {
@@ -160,16 +153,9 @@ export function createFileHistoryStore({
     const read = await readState(path);
     if (read.kind === 'state') return read.state;
     if (read.kind === 'missing') return undefined;
-    const quarantinedPath = await quarantineFile(path);
-    await withStorageErrors(path, 'remove', () => rm(path, { force: true }));
-    reportCorruption(
-      {
-        path,
-        quarantinedPath,
-        recoveredRecords: 0,
-        droppedRecords: 1,
-        reason: 'the working state is unreadable; it starts again from version 0',
-      },
+    await setAsideDamagedFile(
+      path,
+      'the working state is unreadable; it starts again from version 0',
       corruptionOptions,
     );
     return undefined;
@@ -185,33 +171,18 @@ export function createFileHistoryStore({
         history,
         async () => {
           const end = await historyEnd(history, true);
-          let skipped: EncodedStoredMessage[] = [];
-          let fresh = encoded;
-          if (at !== undefined) {
-            // Under the lock, so no other process appends between the comparison and the write.
-            // Only a caller that is behind (another writer appended since) reads here, and only
-            // the tail it is behind by; the whole file only when that tail is damaged.
-            if (at < end.nextIndex && encoded.length > 0) {
-              const tail =
-                (await readTailRecords(history, at, end.nextIndex)) ??
-                (await readUnderLock(history));
-              skipped = tail.filter(
-                (record) => record.index >= at && record.index < at + encoded.length,
-              );
-            }
-            // By index: a recovered file may lack a damaged record, and a missing one conflicts.
-            const byIndex = new Map(skipped.map((record) => [record.index, record]));
-            const stored = planPositionalAppend(
-              at,
-              end.nextIndex,
-              Array.from({ length: Math.min(end.nextIndex - at, encoded.length) }, (_, offset) => {
-                const record = byIndex.get(at + offset);
-                return record ? decodeStoredRecord(record).message : undefined;
-              }),
-              encoded.map((message) => decodeStorable(message) as Message),
-            );
-            fresh = encoded.slice(stored);
+          let stored: EncodedStoredMessage[] = [];
+          // Under the lock, so no other process appends between the comparison and the write.
+          // Only a caller that is behind (another writer appended since) reads here, and only
+          // the tail it is behind by; the whole file only when that tail is damaged.
+          if (at !== undefined && at < end.nextIndex && encoded.length > 0) {
+            stored =
+              (await readTailRecords(history, at, end.nextIndex)) ?? (await readUnderLock(history));
           }
+          const { skipped, fresh } =
+            at === undefined
+              ? { skipped: [], fresh: encoded }
+              : splitPositionalAppend(at, end.nextIndex, stored, encoded);
           if (fresh.length === 0) return skipped.map(decodeStoredRecord);
           const records = numberMessages(end, fresh, isoNow(clock), generateId);
           await appendJsonLines(history, records);
@@ -261,11 +232,7 @@ export function createFileHistoryStore({
           const current = await currentState(path);
           const actualVersion = current?.version ?? 0;
           if (actualVersion !== expectedVersion) {
-            throw new ConflictError({
-              message: `The working state changed: expected version ${expectedVersion}, found ${actualVersion}.`,
-              expectedVersion,
-              actualVersion,
-            });
+            throw stateVersionConflict(expectedVersion, actualVersion);
           }
           const version = actualVersion + 1;
           const record: EncodedWorkingState = { version, state: encoded };

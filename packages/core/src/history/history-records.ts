@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Message, StoredMessage, WorkingState } from '../contracts/index.js';
-import { InvalidArgumentError } from '../errors/index.js';
+import { ConflictError, InvalidArgumentError } from '../errors/index.js';
 import { isCtxmemMessage } from '../messages/index.js';
 import {
   decodeMessage,
@@ -154,6 +154,18 @@ export function assertExpectedVersion(expectedVersion: number): void {
       argument: 'expectedVersion',
     });
   }
+}
+
+/** The error of a `setState` whose `expectedVersion` is not the stored state's version. */
+export function stateVersionConflict(
+  expectedVersion: number,
+  actualVersion: number,
+): ConflictError {
+  return new ConflictError({
+    message: `The working state changed: expected version ${expectedVersion}, found ${actualVersion}.`,
+    expectedVersion,
+    actualVersion,
+  });
 }
 
 /** Validates and encodes a working state before it is written. */

@@ -1,9 +1,7 @@
-import type { CompleteHistoryStore, Message, Scope, WorkingState } from '../contracts/index.js';
-import { ConflictError } from '../errors/index.js';
+import type { CompleteHistoryStore, Scope, WorkingState } from '../contracts/index.js';
 import {
   assertRequiredScope,
   type Clock,
-  decodeStorable,
   isoNow,
   type ScopeField,
   scopeKey,
@@ -24,8 +22,9 @@ import {
   normalizeRange,
   normalizeTurns,
   numberMessages,
+  stateVersionConflict,
 } from './history-records.js';
-import { assertAppendPosition, planPositionalAppend } from './positional-append.js';
+import { assertAppendPosition, splitPositionalAppend } from './positional-append.js';
 
 export interface HistoryStoreOptions {
   /**
@@ -86,18 +85,15 @@ export function createInMemoryHistoryStore({
       const data = scopes.get(key) ?? { records: [] };
       const last = data.records.at(-1);
       const end = last ? endAfter(last) : EMPTY_HISTORY_END;
-      let skipped: EncodedStoredMessage[] = [];
-      let fresh = encoded;
-      if (at !== undefined) {
-        skipped = data.records.slice(at, at + encoded.length);
-        const stored = planPositionalAppend(
-          at,
-          end.nextIndex,
-          skipped.map((record) => decodeStoredRecord(record).message),
-          encoded.map((message) => decodeStorable(message) as Message),
-        );
-        fresh = encoded.slice(stored);
-      }
+      const { skipped, fresh } =
+        at === undefined
+          ? { skipped: [], fresh: encoded }
+          : splitPositionalAppend(
+              at,
+              end.nextIndex,
+              data.records.slice(at, at + encoded.length),
+              encoded,
+            );
       if (fresh.length > 0) {
         const records = numberMessages(end, fresh, isoNow(clock), generateId);
         dataOf(key).records.push(...records);
@@ -139,11 +135,7 @@ export function createInMemoryHistoryStore({
       const data = dataOf(key);
       const actualVersion = data.state?.version ?? 0;
       if (actualVersion !== expectedVersion) {
-        throw new ConflictError({
-          message: `The working state changed: expected version ${expectedVersion}, found ${actualVersion}.`,
-          expectedVersion,
-          actualVersion,
-        });
+        throw stateVersionConflict(expectedVersion, actualVersion);
       }
       data.state = { version: actualVersion + 1, state: encoded };
       return actualVersion + 1;

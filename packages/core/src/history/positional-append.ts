@@ -1,6 +1,8 @@
 import { messageFingerprint } from '../context/message-fingerprint.js';
 import type { Message } from '../contracts/index.js';
 import { ConflictError, InvalidArgumentError } from '../errors/index.js';
+import { decodeStorable, type StorableJson } from '../storage/index.js';
+import { decodeStoredRecord, type EncodedStoredMessage } from './history-records.js';
 
 /**
  * Whether `incoming` is the message already stored at its position: the same id, or else the same
@@ -57,4 +59,33 @@ export function planPositionalAppend(
     }
   }
   return stored;
+}
+
+/**
+ * A positional append of `encoded` messages at `at`, against a history whose end is `nextIndex`
+ * and of which `stored` holds the records from `at` on (in any order; a record the store lost is
+ * simply absent): the records already stored, which the append skips, and the messages still to
+ * store after the end. Throws `ConflictError` as `planPositionalAppend` does.
+ */
+export function splitPositionalAppend(
+  at: number,
+  nextIndex: number,
+  stored: readonly EncodedStoredMessage[],
+  encoded: readonly StorableJson[],
+): { skipped: EncodedStoredMessage[]; fresh: StorableJson[] } {
+  const byIndex = new Map(stored.map((record) => [record.index, record]));
+  const overlap = Array.from(
+    { length: Math.max(0, Math.min(nextIndex - at, encoded.length)) },
+    (_, offset) => byIndex.get(at + offset),
+  );
+  const skippedCount = planPositionalAppend(
+    at,
+    nextIndex,
+    overlap.map((record) => (record ? decodeStoredRecord(record).message : undefined)),
+    encoded.map((message) => decodeStorable(message) as Message),
+  );
+  return {
+    skipped: overlap.slice(0, skippedCount) as EncodedStoredMessage[],
+    fresh: encoded.slice(skippedCount),
+  };
 }

@@ -25,15 +25,7 @@ export type AiSdkModelMessage = WithoutCoreFields<Message>;
  */
 export function fromModelMessages(input: unknown): Message[] {
   if (!Array.isArray(input)) return checkMessageShapes(input);
-  let normalized: unknown[] | undefined;
-  input.forEach((message, index) => {
-    const upgraded = upgradeMessage(message);
-    if (upgraded !== message) {
-      normalized ??= input.slice();
-      normalized[index] = upgraded;
-    }
-  });
-  return checkMessageShapes(normalized ?? input);
+  return checkMessageShapes(upgradeEach(input, upgradeMessage));
 }
 
 /**
@@ -50,6 +42,22 @@ export function toModelMessages(messages: readonly Message[]): AiSdkModelMessage
 
 // ---------------------------------------------------------------------------------------------
 // AI SDK 4 → 5
+
+/**
+ * `list` with `upgrade` applied to each item; copied only when an item changed, since most input
+ * is already current and is passed on as it is.
+ */
+function upgradeEach(list: unknown[], upgrade: (item: unknown) => unknown): unknown[] {
+  let upgradedList: unknown[] | undefined;
+  list.forEach((item, index) => {
+    const upgraded = upgrade(item);
+    if (upgraded !== item) {
+      upgradedList ??= list.slice();
+      upgradedList[index] = upgraded;
+    }
+  });
+  return upgradedList ?? list;
+}
 
 function upgradeProviderOptions(value: Record<string, unknown>): Record<string, unknown> {
   if (!('experimental_providerMetadata' in value)) return value;
@@ -68,16 +76,8 @@ function upgradeMessage(value: unknown): unknown {
   if (!isPlainObject(value)) return value;
   let message = upgradeProviderOptions(value);
   if (Array.isArray(message.content)) {
-    const content = message.content;
-    let parts: unknown[] | undefined;
-    content.forEach((part, index) => {
-      const upgraded = upgradePart(part);
-      if (upgraded !== part) {
-        parts ??= content.slice();
-        parts[index] = upgraded;
-      }
-    });
-    if (parts) message = { ...message, content: parts };
+    const parts = upgradeEach(message.content, upgradePart);
+    if (parts !== message.content) message = { ...message, content: parts };
   }
   return message;
 }

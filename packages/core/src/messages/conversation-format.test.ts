@@ -2,10 +2,7 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { UnsupportedFormatError } from '../errors/index.js';
-import {
-  arbitraryModelMessages,
-  arbitraryOpenAIChatMessages,
-} from '../test/arbitraries/messages.js';
+import { arbitraryModelMessages, arbitraryOpenAIChatMessages } from '../test/arbitraries/index.js';
 import { detectFormat, parseConversation, serializeConversation } from './index.js';
 
 const example = (name: string) =>

@@ -5,14 +5,14 @@
 import type { Message } from '../contracts/index.js';
 import { UnsupportedFormatError } from '../errors/index.js';
 import { fromModelMessages, toModelMessages } from './ai-sdk-messages.js';
-import { fromAnthropicMessages, toAnthropicMessages } from './anthropic-messages.js';
+import { fromAnthropicMessages, toAnthropicMessages } from './anthropic/index.js';
 import { describeValue, isPlainObject } from './json-values.js';
-import { fromOpenAIChat, toOpenAIChat } from './openai-chat.js';
+import { fromOpenAIChat, toOpenAIChat } from './openai-chat/index.js';
 import {
   fromOpenAIResponses,
   OPENAI_RESPONSES_ITEM_TYPES,
   toOpenAIResponses,
-} from './openai-responses.js';
+} from './openai-responses/index.js';
 
 /** The conversation formats ctxmem reads and writes. */
 export type ConversationFormat = 'openai-chat' | 'ai-sdk' | 'anthropic' | 'openai-responses';

@@ -8,7 +8,7 @@ export {
   type AnthropicMessagesBody,
   fromAnthropicMessages,
   toAnthropicMessages,
-} from './anthropic-messages.js';
+} from './anthropic/index.js';
 export {
   type ConversationEnvelope,
   type ConversationFormat,
@@ -17,15 +17,22 @@ export {
   parseConversation,
   serializeConversation,
 } from './conversation-format.js';
+export { withMarkerUnder } from './converter-fields.js';
 export { MAX_MESSAGE_JSON_DEPTH } from './json-values.js';
 export { type WithMessageIdsOptions, withMessageIds } from './message-ids.js';
+export { readCtxmemMetadata } from './message-shape.js';
 export {
+  approvalText,
+  DENIED_TOOL_CALL_TEXT,
   isCtxmemMessage,
   isPairSafeCut,
   labelledMessageText,
   lastUserIndex,
   lastUserMessage,
   leadingSystemCount,
+  type MapToolOutputOptions,
+  mapToolOutput,
+  mediaPartText,
   messageText,
   type Round,
   splitRounds,
@@ -38,21 +45,9 @@ export {
   OPENAI_CHAT_OPTIONS_KEY,
   type OpenAIChatMarker,
   toOpenAIChat,
-} from './openai-chat.js';
-export type {
-  OpenAIChatAssistantMessage,
-  OpenAIChatAudioPart,
-  OpenAIChatFilePart,
-  OpenAIChatImagePart,
-  OpenAIChatMessage,
-  OpenAIChatRefusalPart,
-  OpenAIChatSystemMessage,
-  OpenAIChatTextPart,
-  OpenAIChatToolCall,
-  OpenAIChatToolMessage,
-  OpenAIChatUserMessage,
-  OpenAIChatUserPart,
-} from './openai-chat-types.js';
+} from './openai-chat/index.js';
+// The wire types of OpenAI Chat Completions messages, as the converters read and write them.
+export type * from './openai-chat/openai-chat-types.js';
 export {
   fromOpenAIResponses,
   OPENAI_RESPONSES_ITEM_TYPES,
@@ -62,7 +57,7 @@ export {
   type OpenAIResponsesMarker,
   type ToOpenAIResponsesOptions,
   toOpenAIResponses,
-} from './openai-responses.js';
+} from './openai-responses/index.js';
 export {
   checkToolPairing,
   type MessageRepair,

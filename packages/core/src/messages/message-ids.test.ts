@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../contracts/index.js';
 import { InvalidMessageError } from '../errors/index.js';
-import { arbitraryMessages } from '../test/arbitraries/messages.js';
+import { arbitraryMessages } from '../test/arbitraries/index.js';
 import { withMessageIds } from './index.js';
 
 describe('withMessageIds', () => {

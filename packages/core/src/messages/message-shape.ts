@@ -5,7 +5,7 @@
  * `InvalidMessageError`: a schema would need a transform per text field and a mapping of its
  * issues back to these paths, and would not be shorter.
  */
-import type { CtxmemMessageKind, Message } from '../contracts/index.js';
+import type { CtxmemMessageKind, CtxmemMessageMetadata, Message } from '../contracts/index.js';
 import { InvalidMessageError } from '../errors/index.js';
 import {
   describeValue,
@@ -158,6 +158,25 @@ function checkCtxmem(value: unknown, path: string): void {
       }
     });
   }
+}
+
+/**
+ * ctxmem's metadata read back from a framework's message (a copy), or undefined when `value` is
+ * not well formed: an adapter keeps what it cannot trust as plain data instead of failing.
+ */
+export function readCtxmemMetadata(value: unknown): CtxmemMessageMetadata | undefined {
+  try {
+    checkCtxmem(value, 'ctxmem');
+  } catch (error) {
+    if (InvalidMessageError.isInstance(error)) return undefined;
+    throw error;
+  }
+  const { kind, offloadIds, replaces } = value as CtxmemMessageMetadata;
+  return {
+    kind,
+    ...(offloadIds === undefined ? {} : { offloadIds: [...offloadIds] }),
+    ...(replaces === undefined ? {} : { replaces: [...replaces] }),
+  };
 }
 
 export function checkParts(

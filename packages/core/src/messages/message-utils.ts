@@ -1,5 +1,9 @@
 import type {
+  FilePart,
+  ImagePart,
   Message,
+  ToolApprovalRequestPart,
+  ToolApprovalResponsePart,
   ToolCallPart,
   ToolResultOutput,
   ToolResultPart,
@@ -27,24 +31,72 @@ export function toolResultsOf(message: Message): ToolResultPart[] {
   );
 }
 
-/** Plain text of a tool result output, as a model would read it. */
-export function toolOutputText(output: ToolResultOutput): string {
+/** What a denied tool call reads as when the denial gives no reason, in provider messages. */
+export const DENIED_TOOL_CALL_TEXT = 'Tool execution denied.';
+
+/** How `mapToolOutput` writes each kind of tool result output. */
+export interface MapToolOutputOptions<Part> {
+  /** One item of a `content` output, as the target format's part. */
+  contentPart: (item: Extract<ToolResultOutput, { type: 'content' }>['value'][number]) => Part;
+  /**
+   * The text of a denied call that gives no reason.
+   * @default DENIED_TOOL_CALL_TEXT
+   */
+  deniedText?: string;
+  /**
+   * JSON outputs as text.
+   * @default `JSON.stringify`, `null` for what has no JSON
+   */
+  stringify?: (value: unknown) => string;
+}
+
+/**
+ * A tool result output in the shape provider messages carry it: text for text, JSON and denied
+ * outputs, and a part per item of a `content` output. Every converter reads outputs this way, so
+ * only the parts differ between formats.
+ */
+export function mapToolOutput<Part>(
+  output: ToolResultOutput,
+  {
+    contentPart,
+    deniedText = DENIED_TOOL_CALL_TEXT,
+    stringify = (value) => JSON.stringify(value) ?? 'null',
+  }: MapToolOutputOptions<Part>,
+): string | Part[] {
   switch (output.type) {
     case 'text':
     case 'error-text':
       return output.value;
     case 'json':
     case 'error-json':
-      return JSON.stringify(output.value) ?? 'null';
+      return stringify(output.value);
     case 'execution-denied':
-      return output.reason ?? 'execution denied';
+      return output.reason ?? deniedText;
     case 'content':
-      return output.value
-        .map((item) =>
-          item.type === 'text' && typeof item.text === 'string' ? item.text : `[${item.type}]`,
-        )
-        .join('\n');
+      return output.value.map(contentPart);
   }
+}
+
+/** Plain text of a tool result output, as a model would read it. */
+export function toolOutputText(output: ToolResultOutput): string {
+  const mapped = mapToolOutput(output, {
+    contentPart: (item) =>
+      item.type === 'text' && typeof item.text === 'string' ? item.text : `[${item.type}]`,
+    deniedText: 'execution denied',
+  });
+  return typeof mapped === 'string' ? mapped : mapped.join('\n');
+}
+
+/** An image or file part as text: `[image]`, `[file report.pdf application/pdf]` (never its data). */
+export function mediaPartText(part: ImagePart | FilePart): string {
+  if (part.type === 'image') return '[image]';
+  return `[file${part.filename ? ` ${part.filename}` : ''} ${part.mediaType}]`;
+}
+
+/** A tool approval request or response as one line of text. */
+export function approvalText(part: ToolApprovalRequestPart | ToolApprovalResponsePart): string {
+  if (part.type === 'tool-approval-request') return `[approval requested for ${part.toolCallId}]`;
+  return `[approval ${part.approved ? 'granted' : 'denied'}${part.reason ? `: ${part.reason}` : ''}]`;
 }
 
 /**
@@ -75,10 +127,8 @@ function readableText(message: Message, labelled: boolean): string {
         pieces.push(labelled ? `[reasoning] ${part.text}` : part.text);
         break;
       case 'image':
-        pieces.push('[image]');
-        break;
       case 'file':
-        pieces.push(`[file${part.filename ? ` ${part.filename}` : ''} ${part.mediaType}]`);
+        pieces.push(mediaPartText(part));
         break;
       case 'tool-call':
         pieces.push(
@@ -91,12 +141,8 @@ function readableText(message: Message, labelled: boolean): string {
         );
         break;
       case 'tool-approval-request':
-        pieces.push(`[approval requested for ${part.toolCallId}]`);
-        break;
       case 'tool-approval-response':
-        pieces.push(
-          `[approval ${part.approved ? 'granted' : 'denied'}${part.reason ? `: ${part.reason}` : ''}]`,
-        );
+        pieces.push(approvalText(part));
         break;
     }
   }

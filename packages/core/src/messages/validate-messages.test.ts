@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { AssistantMessage, Message, ToolMessage, UserMessage } from '../contracts/index.js';
 import { InvalidMessageError } from '../errors/index.js';
-import { arbitraryMessages } from '../test/arbitraries/messages.js';
+import { arbitraryMessages } from '../test/arbitraries/index.js';
 import {
   checkToolPairing,
   MAX_MESSAGE_JSON_DEPTH,
@@ -10,16 +10,7 @@ import {
   repairMessages,
   validateMessages,
 } from './index.js';
-
-function thrown(action: () => unknown): InvalidMessageError {
-  try {
-    action();
-  } catch (error) {
-    if (InvalidMessageError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected an InvalidMessageError');
-}
+import { thrownInvalidMessage } from './invalid-message.test-support.js';
 
 const call = (toolCallId: string, toolName = 'search', input: unknown = {}) => ({
   type: 'tool-call' as const,
@@ -320,13 +311,13 @@ describe('validateMessages errors', () => {
       'messages[3].content[0].toolCallId',
     ],
   ])('rejects %s with its path', (_case, input, path) => {
-    const error = thrown(() => validateMessages(input));
+    const error = thrownInvalidMessage(() => validateMessages(input));
     expect(error.path).toBe(path);
     expect(error.message.startsWith(`${path}: `)).toBe(true);
   });
 
   it('rejects 10,000-deep tool input with a typed error instead of a stack overflow', () => {
-    const error = thrown(() =>
+    const error = thrownInvalidMessage(() =>
       validateMessages([{ role: 'assistant', content: [call('a', 'f', deep(10_000))] }]),
     );
     expect(error.path.startsWith('messages[0].content[0].input.a.a')).toBe(true);

@@ -1,4 +1,4 @@
-import { readFile, rm, stat } from 'node:fs/promises';
+import { rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Message, OffloadRecord, OffloadStore, Scope } from '../contracts/index.js';
 import {
@@ -9,9 +9,11 @@ import {
   hasErrorCode,
   isoNow,
   quarantineFile,
+  readTextFile,
   reportCorruption,
   type StorableJson,
   scopeFolder,
+  setAsideDamagedFile,
   systemClock,
   validateRequiredScope,
   withStorageErrors,
@@ -61,14 +63,7 @@ export function createFileOffloadStore({
     path: string,
     id: string,
   ): Promise<OffloadRecord | 'missing' | 'damaged'> {
-    const text = await withStorageErrors(path, 'read', async () => {
-      try {
-        return await readFile(path, 'utf8');
-      } catch (error) {
-        if (hasErrorCode(error, 'ENOENT')) return undefined;
-        throw error;
-      }
-    });
+    const text = await readTextFile(path);
     if (text === undefined) return 'missing';
     let value: Partial<EncodedOffloadRecord>;
     try {
@@ -85,16 +80,9 @@ export function createFileOffloadStore({
   }
 
   async function setAside(path: string, id: string): Promise<void> {
-    const quarantinedPath = await quarantineFile(path);
-    await withStorageErrors(path, 'remove', () => rm(path, { force: true }));
-    reportCorruption(
-      {
-        path,
-        quarantinedPath,
-        recoveredRecords: 0,
-        droppedRecords: 1,
-        reason: `the offloaded content ${id} is unreadable or does not match its id`,
-      },
+    await setAsideDamagedFile(
+      path,
+      `the offloaded content ${id} is unreadable or does not match its id`,
       { corruption, onCorruption },
     );
   }

@@ -1,48 +1,17 @@
-import type { MemoryIndex, MemoryIndexHit, MemoryIndexItem } from '../contracts/index.js';
+import type { MemoryIndex, MemoryIndexHit } from '../contracts/index.js';
 import { InvalidArgumentError } from '../errors/index.js';
+import {
+  checkIndexIds,
+  checkIndexScopeKey,
+  clampK,
+  keepBest,
+  prepareIndexItems,
+} from './memory-index-input.js';
 import { normalizedVector } from './normalized-vector.js';
 
 export interface BruteForceIndexOptions {
   /** Length of every vector; upserts and queries with another length are rejected. */
   dimensions: number;
-}
-
-/** Higher score first; equal scores by id, so results never depend on insertion order. */
-function compareHits(left: MemoryIndexHit, right: MemoryIndexHit): number {
-  if (left.score !== right.score) return right.score - left.score;
-  return left.id < right.id ? -1 : left.id > right.id ? 1 : 0;
-}
-
-/**
- * Validates `k` and clamps it to `available`. Fractions are rounded down and `Infinity` means
- * "all", so only NaN and negative values are errors.
- */
-function clampK(k: unknown, available: number): number {
-  if (typeof k !== 'number' || Number.isNaN(k) || k < 0) {
-    throw new InvalidArgumentError({
-      message: `k must be a number >= 0, got ${String(k)}`,
-      argument: 'k',
-    });
-  }
-  return Math.min(Math.floor(k), available);
-}
-
-function checkScopeKey(scopeKey: unknown, argument: string): asserts scopeKey is string {
-  if (typeof scopeKey !== 'string') {
-    throw new InvalidArgumentError({ message: `${argument} must be a string`, argument });
-  }
-}
-
-function checkArray(value: unknown, argument: string): void {
-  if (!Array.isArray(value)) {
-    throw new InvalidArgumentError({ message: `${argument} must be an array`, argument });
-  }
-}
-
-function checkId(id: unknown, argument: string): asserts id is string {
-  if (typeof id !== 'string' || id.length === 0) {
-    throw new InvalidArgumentError({ message: `${argument} must be a non-empty string`, argument });
-  }
 }
 
 /** Rows per block of a scope's vectors. */
@@ -207,14 +176,10 @@ export function createBruteForceIndex({ dimensions }: BruteForceIndexOptions): M
     dimensions,
 
     async upsert(batch) {
-      checkArray(batch, 'items');
       // Validate the whole batch first: a bad item must not leave half of the batch applied.
-      const prepared = batch.map((item: MemoryIndexItem, position) => {
-        checkId(item?.id, `items[${position}].id`);
-        checkScopeKey(item.scopeKey, `items[${position}].scopeKey`);
-        const vector = normalizedVector(item.vector, dimensions, `items[${position}].vector`);
-        return { id: item.id, scopeKey: item.scopeKey, vector };
-      });
+      const prepared = prepareIndexItems(batch, (vector, argument) =>
+        normalizedVector(vector, dimensions, argument),
+      );
       for (const { id, scopeKey, vector } of prepared) {
         const members = scopeOf.get(id) === scopeKey ? scopes.get(scopeKey) : undefined;
         const slot = members?.slotOf.get(id);
@@ -227,16 +192,13 @@ export function createBruteForceIndex({ dimensions }: BruteForceIndexOptions): M
     },
 
     async remove(ids) {
-      checkArray(ids, 'ids');
-      ids.forEach((id, position) => {
-        checkId(id, `ids[${position}]`);
-      });
+      checkIndexIds(ids);
       for (const id of ids) detach(id);
     },
 
     async query(vector, options) {
       const { k, scopeKey } = options ?? {};
-      checkScopeKey(scopeKey, 'scopeKey');
+      checkIndexScopeKey(scopeKey, 'scopeKey');
       const query = normalizedVector(vector, dimensions, 'vector');
       const members = scopes.get(scopeKey);
       const limit = clampK(k, members?.slotOf.size ?? 0);
@@ -248,16 +210,7 @@ export function createBruteForceIndex({ dimensions }: BruteForceIndexOptions): M
       for (let slot = 0; slot < ids.length; slot++) {
         const id = ids[slot];
         if (id === undefined) continue;
-        const score = scoreRow(query, members, slot);
-        if (best.length === limit) {
-          const worst = best[limit - 1]!;
-          if (score < worst.score || (score === worst.score && id > worst.id)) continue;
-        }
-        const hit = { id, score };
-        let position = best.length;
-        while (position > 0 && compareHits(hit, best[position - 1]!) < 0) position--;
-        best.splice(position, 0, hit);
-        if (best.length > limit) best.pop();
+        keepBest(best, id, scoreRow(query, members, slot), limit);
       }
       return best;
     },

@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { copyFile, open } from 'node:fs/promises';
+import { copyFile, open, rm } from 'node:fs/promises';
 import { CorruptDataError } from '../errors/index.js';
 import { hasErrorCode, withStorageErrors } from './storage-error.js';
 
@@ -89,4 +89,21 @@ export function reportCorruption(event: CorruptionEvent, options: CorruptionOpti
   }
   if (options.onCorruption) options.onCorruption(event);
   else process.emitWarning(message, { code: 'CTXMEM_CORRUPT_DATA' });
+}
+
+/**
+ * Sets a damaged one-record file aside: keeps a copy (see `quarantineFile`), removes the file so
+ * the store starts that record again, and reports the one dropped record with `reason`.
+ */
+export async function setAsideDamagedFile(
+  path: string,
+  reason: string,
+  options: CorruptionOptions,
+): Promise<void> {
+  const quarantinedPath = await quarantineFile(path);
+  await withStorageErrors(path, 'remove', () => rm(path, { force: true }));
+  reportCorruption(
+    { path, quarantinedPath, recoveredRecords: 0, droppedRecords: 1, reason },
+    options,
+  );
 }

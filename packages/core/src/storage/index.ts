@@ -6,6 +6,7 @@ export {
   type CorruptionOptions,
   quarantineFile,
   reportCorruption,
+  setAsideDamagedFile,
 } from './corruption.js';
 export { type FileLockOptions, withFileLock } from './file-lock.js';
 export {
@@ -26,6 +27,7 @@ export {
   readFileRange,
   readJsonLines,
   readLastJsonLine,
+  readTextFile,
   serializeJsonLines,
 } from './json-lines.js';
 export { assertLease, MAX_LEASE_MS } from './lease.js';

@@ -26,6 +26,18 @@ export interface JsonLinesReadResult<T> {
   tornTail: boolean;
 }
 
+/** A file's text, or `undefined` when it does not exist; other failures are `StorageError`s. */
+export async function readTextFile(path: string): Promise<string | undefined> {
+  return withStorageErrors(path, 'read', async () => {
+    try {
+      return await readFile(path, 'utf8');
+    } catch (error) {
+      if (hasErrorCode(error, 'ENOENT')) return undefined;
+      throw error;
+    }
+  });
+}
+
 /**
  * Reads a JSON Lines file, tolerant of crashes: an unterminated last line that does not parse is a
  * write cut short and is skipped (`tornTail`); an unterminated last line that does parse is kept.
@@ -36,14 +48,7 @@ export async function readJsonLines<T>(
   path: string,
   validate: (value: unknown) => T | undefined,
 ): Promise<JsonLinesReadResult<T>> {
-  const text = await withStorageErrors(path, 'read', async () => {
-    try {
-      return await readFile(path, 'utf8');
-    } catch (error) {
-      if (hasErrorCode(error, 'ENOENT')) return '';
-      throw error;
-    }
-  });
+  const text = (await readTextFile(path)) ?? '';
   const result: JsonLinesReadResult<T> = { records: [], invalidLines: 0, tornTail: false };
   const lines = text.split('\n');
   const tail = lines.pop() ?? '';
@@ -83,7 +88,8 @@ export async function readFileRange(
   start: number,
   end: number,
 ): Promise<Buffer> {
-  const buffer = Buffer.alloc(end - start);
+  // Not zero-filled (large ranges are read whole): only the bytes read are returned.
+  const buffer = Buffer.allocUnsafe(end - start);
   let offset = 0;
   while (offset < buffer.length) {
     const { bytesRead } = await handle.read(buffer, offset, buffer.length - offset, start + offset);

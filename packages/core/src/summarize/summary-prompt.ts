@@ -1,5 +1,5 @@
 import type { Message, StructuredSummary } from '../contracts/index.js';
-import { toolOutputText } from '../messages/index.js';
+import { approvalText, mediaPartText, toolOutputText } from '../messages/index.js';
 import { renderSummary } from './render-summary.js';
 import { collapseWhitespace, headAndTail, truncateText } from './summary-text.js';
 
@@ -120,10 +120,8 @@ export function messageBody(
         pieces.push(part.text.trim());
         break;
       case 'image':
-        pieces.push('[image]');
-        break;
       case 'file':
-        pieces.push(`[file${part.filename ? ` ${part.filename}` : ''} ${part.mediaType}]`);
+        pieces.push(mediaPartText(part));
         break;
       case 'tool-call': {
         const input = collapseWhitespace(JSON.stringify(part.input) ?? '');
@@ -139,12 +137,8 @@ export function messageBody(
         break;
       }
       case 'tool-approval-request':
-        pieces.push(`[approval requested for ${part.toolCallId}]`);
-        break;
       case 'tool-approval-response':
-        pieces.push(
-          `[approval ${part.approved ? 'granted' : 'denied'}${part.reason ? `: ${part.reason}` : ''}]`,
-        );
+        pieces.push(approvalText(part));
         break;
       case 'reasoning':
         break;

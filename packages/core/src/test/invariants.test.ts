@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  assistant,
-  calls,
-  createFakeCounter,
-  results,
-  system,
-  user,
-} from '../compression/test-helpers.js';
+import { createFakeCounter } from '../compression/test-helpers.js';
+import { assistant, calls, results, system, user } from '../compression/test-messages.js';
 import type { Message } from '../contracts/index.js';
 import { checkCompactionInvariants } from './invariants.js';
 

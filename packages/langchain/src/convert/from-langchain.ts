@@ -1,7 +1,6 @@
 import type {
   AssistantContentPart,
   AssistantMessage,
-  CtxmemMessageKind,
   CtxmemMessageMetadata,
   JsonValue,
   Message,
@@ -11,6 +10,7 @@ import type {
   ToolResultOutput,
   UserMessage,
 } from '@ctxmem/core';
+import { readCtxmemMetadata } from '@ctxmem/core/adapter-kit';
 import {
   BaseMessage,
   type BaseMessageLike,
@@ -52,33 +52,6 @@ interface LangChainFields {
   metadata?: unknown;
 }
 
-const CTXMEM_KINDS: ReadonlySet<string> = new Set<CtxmemMessageKind>([
-  'summary',
-  'memory-injection',
-  'tool-run-record',
-  'offload-preview',
-  'compressed-result',
-  'bootstrap',
-]);
-
-function isStringArray(value: unknown): value is string[] {
-  return Array.isArray(value) && value.every((item) => typeof item === 'string');
-}
-
-/** ctxmem's metadata from `additional_kwargs.ctxmem`, when it is well formed. */
-function ctxmemMetadata(value: unknown): CtxmemMessageMetadata | undefined {
-  if (!isPlainObject(value) || typeof value.kind !== 'string' || !CTXMEM_KINDS.has(value.kind)) {
-    return undefined;
-  }
-  if (value.offloadIds !== undefined && !isStringArray(value.offloadIds)) return undefined;
-  if (value.replaces !== undefined && !isStringArray(value.replaces)) return undefined;
-  return {
-    kind: value.kind as CtxmemMessageKind,
-    ...(value.offloadIds === undefined ? {} : { offloadIds: [...value.offloadIds] }),
-    ...(value.replaces === undefined ? {} : { replaces: [...value.replaces] }),
-  };
-}
-
 /** The fields every role shares: id, name, ctxmem metadata, kwargs and response metadata. */
 function commonFields(
   message: LangChainFields,
@@ -94,7 +67,7 @@ function commonFields(
     fail(`${path}.name`, `expected a string, got ${describeValue(message.name)}`);
   }
   const kwargs = isPlainObject(message.additional_kwargs) ? message.additional_kwargs : {};
-  const ctxmem = ctxmemMetadata(kwargs[CTXMEM_KWARGS_KEY]);
+  const ctxmem = readCtxmemMetadata(kwargs[CTXMEM_KWARGS_KEY]);
   const { [CTXMEM_KWARGS_KEY]: _ctxmem, ...otherKwargs } = kwargs;
   const rest = ctxmem ? otherKwargs : kwargs;
   return {

@@ -1,4 +1,5 @@
 import type { JsonValue, ProviderOptions } from '@ctxmem/core';
+import { withMarkerUnder } from '@ctxmem/core/adapter-kit';
 
 /**
  * The `providerOptions` key under which the LangChain converters keep what the core message model
@@ -73,14 +74,7 @@ export function withMarker(
   marker: LangChainMessageMarker | LangChainPartMarker,
   others?: ProviderOptions,
 ): { providerOptions?: ProviderOptions } {
-  let kept: JsonRecord | undefined;
-  for (const [key, value] of Object.entries(marker)) {
-    if (value === undefined) continue;
-    kept ??= {};
-    kept[key] = value as JsonValue;
-  }
-  if (kept === undefined) return others === undefined ? {} : { providerOptions: others };
-  return { providerOptions: { ...others, [LANGCHAIN_OPTIONS_KEY]: kept } };
+  return withMarkerUnder(LANGCHAIN_OPTIONS_KEY, marker, others);
 }
 
 /** The marker a message or part carries (an empty object when it has none). */

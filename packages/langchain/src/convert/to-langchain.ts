@@ -8,6 +8,7 @@ import type {
   ToolResultPart,
   UserMessage,
 } from '@ctxmem/core';
+import { mapToolOutput } from '@ctxmem/core/adapter-kit';
 import {
   AIMessage,
   type BaseMessage,
@@ -160,37 +161,21 @@ function assistantToLangChain(message: AssistantMessage): AIMessage {
 }
 
 function toolOutputContent(part: ToolResultPart): string | Block[] {
-  const output = part.output;
-  switch (output.type) {
-    case 'text':
-    case 'error-text':
-      return output.value;
-    case 'json':
-    case 'error-json':
-      return JSON.stringify(output.value) ?? 'null';
-    case 'execution-denied':
-      return output.reason ?? 'Tool execution denied.';
-    case 'content':
-      return output.value.map((item): Block => {
-        if (item.type === 'text' && typeof item.text === 'string') {
-          return blockFromTextPart(
-            item as TextPart,
-            markerOf<LangChainPartMarker>(item as TextPart),
-          );
-        }
-        if (
-          item.type === 'media' &&
-          typeof item.data === 'string' &&
-          typeof item.mediaType === 'string'
-        ) {
-          return blockFromMediaPart(
-            { type: 'file', data: item.data, mediaType: item.mediaType },
-            {},
-          );
-        }
-        return item as Block;
-      });
-  }
+  return mapToolOutput(part.output, {
+    contentPart: (item): Block => {
+      if (item.type === 'text' && typeof item.text === 'string') {
+        return blockFromTextPart(item as TextPart, markerOf<LangChainPartMarker>(item as TextPart));
+      }
+      if (
+        item.type === 'media' &&
+        typeof item.data === 'string' &&
+        typeof item.mediaType === 'string'
+      ) {
+        return blockFromMediaPart({ type: 'file', data: item.data, mediaType: item.mediaType }, {});
+      }
+      return item as Block;
+    },
+  });
 }
 
 function isFailure(part: ToolResultPart): boolean {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { validateMessages } from '../../messages/index.js';
-import { arbitraryMessages, arbitraryModelMessages } from './messages.js';
+import { arbitraryMessages, arbitraryModelMessages } from './index.js';
 
 describe('arbitraryMessages', () => {
   it.each([1, 2, 3, 8, 30])('produces valid histories of at most %i messages', (maxMessages) => {

@@ -9,14 +9,15 @@ import type {
   ToolCallPart,
   ToolResultOutput,
   UserContentPart,
-} from '../contracts/index.js';
+} from '../../contracts/index.js';
 import {
-  audioFormat,
   base64Of,
-  type Marker,
-  markerOf,
+  splitJoinedText,
   stringifyJson,
-} from './openai-chat-marker.js';
+  toolArgumentsText,
+} from '../converter-fields.js';
+import { mapToolOutput } from '../message-utils.js';
+import { audioFormat, type Marker, markerOf } from './openai-chat-marker.js';
 import type {
   OpenAIChatAssistantMessage,
   OpenAIChatMessage,
@@ -82,21 +83,11 @@ export function toOpenAIChat(messages: readonly Message[]): OpenAIChatMessage[] 
 
 function systemContentToOpenAI(content: string, marker: Marker): string | OpenAIChatTextPart[] {
   if (marker.content !== 'parts') return content;
-  const parts = Array.isArray(marker.parts) ? marker.parts : [];
-  const lengths = parts.map((part) => part.length);
-  const joined = lengths.reduce((sum, length) => sum + length, 0) + Math.max(parts.length - 1, 0);
-  let fits =
-    joined === content.length && lengths.every((length) => Number.isInteger(length) && length >= 0);
-  const pieces: OpenAIChatTextPart[] = [];
-  let offset = 0;
-  for (const part of fits ? parts : []) {
-    if (offset > 0 && content[offset - 1] !== '\n') fits = false;
-    pieces.push({ ...part.extra, type: 'text', text: content.slice(offset, offset + part.length) });
-    offset += part.length + 1;
-  }
-  // The content was rewritten since it was read; send it whole.
-  if (!fits || (parts.length === 0 && content.length > 0)) return [{ type: 'text', text: content }];
-  return pieces;
+  return splitJoinedText(content, marker.parts).map(({ text, extra }) => ({
+    ...extra,
+    type: 'text',
+    text,
+  }));
 }
 
 export function imageUrlOf(part: ImagePart, marker: Marker): string {
@@ -245,15 +236,7 @@ function toolCallToOpenAI(part: ToolCallPart, path: string): OpenAIChatToolCall 
       custom: { ...marker.innerExtra, name: part.toolName, input },
     };
   }
-  let text: string;
-  if (marker.argumentsUnparsed === true && typeof part.input === 'string') {
-    text = part.input;
-  } else {
-    text = stringifyJson(part.input, `${path}.input`);
-    if (typeof marker.arguments === 'string' && sameJson(marker.arguments, text)) {
-      text = marker.arguments;
-    }
-  }
+  const text = toolArgumentsText(part.input, marker, `${path}.input`);
   const call = {
     ...marker.extra,
     id: part.toolCallId,
@@ -267,36 +250,19 @@ function toolCallToOpenAI(part: ToolCallPart, path: string): OpenAIChatToolCall 
   return call;
 }
 
-/** Whether `raw` is JSON text for the same value as the canonical `text`. */
-function sameJson(raw: string, text: string): boolean {
-  try {
-    return JSON.stringify(JSON.parse(raw)) === text;
-  } catch {
-    return false;
-  }
-}
-
 function toolOutputToOpenAI(output: ToolResultOutput, path: string): string | OpenAIChatTextPart[] {
-  switch (output.type) {
-    case 'text':
-    case 'error-text':
-      return output.value;
-    case 'json':
-    case 'error-json':
-      return stringifyJson(output.value, `${path}.value`);
-    case 'execution-denied':
-      return output.reason ?? 'Tool execution denied.';
-    case 'content':
-      return output.value.map((item): OpenAIChatTextPart => {
-        if (item.type === 'text' && typeof item.text === 'string') {
-          return { ...markerOf(item as TextPart).extra, type: 'text', text: item.text };
-        }
-        // OpenAI tool messages carry text only.
-        const mediaType = (item as { mediaType?: unknown }).mediaType;
-        return {
-          type: 'text',
-          text: `[${typeof mediaType === 'string' ? mediaType : item.type} omitted]`,
-        };
-      });
-  }
+  return mapToolOutput(output, {
+    stringify: (value) => stringifyJson(value, `${path}.value`),
+    contentPart: (item): OpenAIChatTextPart => {
+      if (item.type === 'text' && typeof item.text === 'string') {
+        return { ...markerOf(item as TextPart).extra, type: 'text', text: item.text };
+      }
+      // OpenAI tool messages carry text only.
+      const mediaType = (item as { mediaType?: unknown }).mediaType;
+      return {
+        type: 'text',
+        text: `[${typeof mediaType === 'string' ? mediaType : item.type} omitted]`,
+      };
+    },
+  });
 }

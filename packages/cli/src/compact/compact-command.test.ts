@@ -5,12 +5,13 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { countToolDefinitions, createTokenCounter, parseConversation } from '@ctxmem/core';
 import { describe, expect, it } from 'vitest';
-import { callerDirectory } from './caller-directory.js';
-import type { CliContext, CompactReportJson } from './index.js';
-import { useCliFolder } from './run-cli.test-helper.js';
+import { callerDirectory } from '../caller-directory.js';
+import type { CliContext, CompactReportJson } from '../index.js';
+import { useCliFolder } from '../run-cli.test-helper.js';
+import { deployLogBody } from '../test-bodies.test-helper.js';
 
 const execFileAsync = promisify(execFile);
-const repositoryRoot = fileURLToPath(new URL('../../../', import.meta.url));
+const repositoryRoot = fileURLToPath(new URL('../../../../', import.meta.url));
 const agentSession = join(repositoryRoot, 'examples/conversations/agent-session.json');
 
 const cli = useCliFolder('ctxmem-compact');
@@ -18,55 +19,6 @@ const { run } = cli;
 
 async function readJson<T>(name: string): Promise<T> {
   return JSON.parse(await readFile(join(cli.directory(), name), 'utf8')) as T;
-}
-
-/** A body whose history is mostly one large tool result, so compaction offloads it. */
-function bodyWithLargeToolResult(format: 'openai-chat' | 'anthropic', model: string) {
-  const payload = `row ${'0123456789 abcdefghij '.repeat(4)}\n`.repeat(600);
-  if (format === 'anthropic') {
-    return {
-      model,
-      max_tokens: 1024,
-      system: 'You are an operations agent.',
-      tools: [{ name: 'read_log', description: 'Read a log', input_schema: { type: 'object' } }],
-      messages: [
-        { role: 'user', content: 'Read the deploy log.' },
-        {
-          role: 'assistant',
-          content: [{ type: 'tool_use', id: 'toolu_1', name: 'read_log', input: {} }],
-        },
-        {
-          role: 'user',
-          content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: payload }],
-        },
-        { role: 'assistant', content: 'The log is long; the deploy succeeded.' },
-        { role: 'user', content: 'Which step was slowest?' },
-      ],
-    };
-  }
-  return {
-    model,
-    tools: [
-      {
-        type: 'function',
-        function: { name: 'read_log', description: 'Read a log', parameters: { type: 'object' } },
-      },
-    ],
-    messages: [
-      { role: 'system', content: 'You are an operations agent.' },
-      { role: 'user', content: 'Read the deploy log.' },
-      {
-        role: 'assistant',
-        content: null,
-        tool_calls: [
-          { id: 'call_1', type: 'function', function: { name: 'read_log', arguments: '{}' } },
-        ],
-      },
-      { role: 'tool', tool_call_id: 'call_1', content: payload },
-      { role: 'assistant', content: 'The log is long; the deploy succeeded.' },
-      { role: 'user', content: 'Which step was slowest?' },
-    ],
-  };
 }
 
 describe('ctxmem compact: paths resolve against the caller', () => {
@@ -94,7 +46,7 @@ describe('ctxmem compact: paths resolve against the caller', () => {
   });
 
   it('the binary started in another folder reads stdin and writes --out in the caller’s folder', async () => {
-    const bin = fileURLToPath(new URL('./bin.ts', import.meta.url));
+    const bin = fileURLToPath(new URL('../bin.ts', import.meta.url));
     const body = await readFile(agentSession, 'utf8');
     const child = spawn(
       process.execPath,
@@ -291,7 +243,7 @@ describe('ctxmem compact: memory tools in the output', () => {
   it('adds reload_context in the OpenAI format, within the budget', async () => {
     await writeFile(
       join(cli.directory(), 'body.json'),
-      JSON.stringify(bodyWithLargeToolResult('openai-chat', 'gpt-4o')),
+      JSON.stringify(deployLogBody('openai-chat', { model: 'gpt-4o' })),
     );
     const result = await run(['compact', 'body.json', '--budget', '3000']);
     expect(result.code, result.stderr).toBe(0);
@@ -316,7 +268,7 @@ describe('ctxmem compact: memory tools in the output', () => {
   it('adds reload_context in the Anthropic format, and not twice', async () => {
     await writeFile(
       join(cli.directory(), 'body.json'),
-      JSON.stringify(bodyWithLargeToolResult('anthropic', 'claude-sonnet-4-5')),
+      JSON.stringify(deployLogBody('anthropic', { model: 'claude-sonnet-4-5' })),
     );
     const first = await run(['compact', 'body.json', '--budget', '3000', '--out', 'once.json']);
     expect(first.code, first.stderr).toBe(0);
@@ -342,7 +294,7 @@ describe('ctxmem compact: memory tools in the output', () => {
   });
 
   it('notes the tool on stderr for a bare messages array, which has no tools field', async () => {
-    const body = bodyWithLargeToolResult('openai-chat', 'gpt-4o');
+    const body = deployLogBody('openai-chat', { model: 'gpt-4o' });
     await writeFile(join(cli.directory(), 'bare.json'), JSON.stringify(body.messages));
     const result = await run(['compact', 'bare.json', '--budget', '3000']);
     expect(result.code, result.stderr).toBe(0);
@@ -351,7 +303,7 @@ describe('ctxmem compact: memory tools in the output', () => {
   });
 
   it('leaves a "tools" that is not an array as it is, with a note', async () => {
-    const body = { ...bodyWithLargeToolResult('openai-chat', 'gpt-4o'), tools: { read_log: {} } };
+    const body = { ...deployLogBody('openai-chat', { model: 'gpt-4o' }), tools: { read_log: {} } };
     await writeFile(join(cli.directory(), 'record.json'), JSON.stringify(body));
     const result = await run(['compact', 'record.json', '--budget', '3000']);
     expect(result.code, result.stderr).toBe(0);

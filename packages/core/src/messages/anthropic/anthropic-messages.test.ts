@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidMessageError, UnsupportedFormatError } from '../errors/index.js';
-import { fromAnthropicMessages, toAnthropicMessages } from './anthropic-messages.js';
-import { parseConversation, serializeConversation } from './conversation-format.js';
+import { InvalidMessageError, UnsupportedFormatError } from '../../errors/index.js';
+import { parseConversation, serializeConversation } from '../conversation-format.js';
+import { fromAnthropicMessages, toAnthropicMessages } from './index.js';
 
 const body = {
   model: 'claude-sonnet-4-5',

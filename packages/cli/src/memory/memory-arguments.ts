@@ -6,7 +6,7 @@ import {
   MEMORY_CARD_TYPES,
   normalizeScope,
 } from '@ctxmem/core';
-import { optionalString, type ParsedArguments } from './arguments.js';
+import { optionalString, type ParsedArguments, parseChoice } from '../arguments.js';
 
 /** The flags every `ctxmem memory` subcommand takes: where the store is, and whose cards. */
 export const STORE_OPTIONS = {
@@ -63,14 +63,7 @@ export function validateScope(scope: Scope, where: string): Scope {
 }
 
 export function parseCardType(value: string | boolean | undefined, flag: string): MemoryCardType {
-  const text = String(value ?? '');
-  if (!(MEMORY_CARD_TYPES as readonly string[]).includes(text)) {
-    throw new InvalidArgumentError({
-      message: `${flag} must be one of ${MEMORY_CARD_TYPES.join(', ')}, got "${text}"`,
-      argument: flag,
-    });
-  }
-  return text as MemoryCardType;
+  return parseChoice(value, flag, MEMORY_CARD_TYPES);
 }
 
 /** `a,b , c` → `['a', 'b', 'c']`; empty items are dropped. */
@@ -108,14 +101,7 @@ export function parseMinScore(value: string | boolean | undefined, flag: string)
 }
 
 export function parseRetrievalMode(value: string | boolean | undefined): RetrievalMode {
-  const text = String(value ?? '');
-  if (!(RETRIEVAL_MODES as readonly string[]).includes(text)) {
-    throw new InvalidArgumentError({
-      message: `--mode must be one of ${RETRIEVAL_MODES.join(', ')}, got "${text}"`,
-      argument: '--mode',
-    });
-  }
-  return text as RetrievalMode;
+  return parseChoice(value, '--mode', RETRIEVAL_MODES);
 }
 
 /** The flags that choose how `memory search` embeds and ranks. */
@@ -142,14 +128,11 @@ export interface RetrievalArguments {
 
 /** `--embedder`, `--embedding-model`, `--fusion rrf|weighted[:vectorWeight]`, `--sequence-context`. */
 export function parseRetrievalArguments(values: ParsedArguments['values']): RetrievalArguments {
-  const embedderText = optionalString(values.embedder, '--embedder') ?? 'hashing';
-  if (!(EMBEDDER_CHOICES as readonly string[]).includes(embedderText)) {
-    throw new InvalidArgumentError({
-      message: `--embedder must be one of ${EMBEDDER_CHOICES.join(', ')}, got "${embedderText}"`,
-      argument: '--embedder',
-    });
-  }
-  const embedder = embedderText as EmbedderChoice;
+  const embedder = parseChoice(
+    optionalString(values.embedder, '--embedder') ?? 'hashing',
+    '--embedder',
+    EMBEDDER_CHOICES,
+  );
   const embeddingModel = optionalString(values['embedding-model'], '--embedding-model');
   if (embeddingModel !== undefined && embedder !== 'openai') {
     throw new InvalidArgumentError({

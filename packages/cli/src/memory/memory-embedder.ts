@@ -8,8 +8,8 @@ import {
   InvalidArgumentError,
   type MemorySearchOptions,
 } from '@ctxmem/core';
+import { OptionalPackageMissingError } from '../optional-package-missing-error.js';
 import type { RetrievalArguments } from './memory-arguments.js';
-import { OptionalPackageMissingError } from './optional-package-missing-error.js';
 
 /** The OpenAI embedding model used when `--embedding-model` is not given. */
 export const DEFAULT_OPENAI_EMBEDDING_MODEL = 'text-embedding-3-small';

@@ -1,12 +1,10 @@
 /**
  * What the OpenAI Chat converter keeps of a request that has no place in ctxmem's messages (the
- * `OpenAIChatMarker` in `providerOptions.openaiChat`), and the field checks both directions share.
+ * `OpenAIChatMarker` in `providerOptions.openaiChat`), and the helpers only this converter uses.
  */
-import type { JsonValue, ProviderOptions } from '../contracts/index.js';
-import { InvalidMessageError } from '../errors/index.js';
-import { describeValue, isPlainObject } from './json-values.js';
-
-import { fail } from './message-shape.js';
+import type { JsonValue, ProviderOptions } from '../../contracts/index.js';
+import { requireString, withMarkerUnder } from '../converter-fields.js';
+import { isPlainObject } from '../json-values.js';
 
 /** The `providerOptions` key under which the OpenAI Chat converter keeps its markers. */
 export const OPENAI_CHAT_OPTIONS_KEY = 'openaiChat';
@@ -27,12 +25,12 @@ export interface OpenAIChatMarker {
   content?: 'parts' | 'null' | 'absent';
   /** Lengths (and unknown fields) of the text parts a system message was joined from, with `\n`. */
   parts?: Array<{ length: number; extra?: { [key: string]: JsonValue } }>;
-  /** This text part was the assistant's `refusal` field, or a `refusal` content part. */
-  refusal?: 'field' | 'part';
   /** The original `arguments` text, when it is not the canonical JSON of the parsed value. */
   arguments?: string;
   /** `arguments` did not parse (or nested too deep), so `input` is the raw string. */
   argumentsUnparsed?: true;
+  /** This text part was the assistant's `refusal` field, or a `refusal` content part. */
+  refusal?: 'field' | 'part';
   /** A custom (free-form input) tool call instead of a function call. */
   type?: 'custom';
   /** The tool call had no `type` field. */
@@ -69,82 +67,9 @@ export function withMarker(
   return withMarkerUnder(OPENAI_CHAT_OPTIONS_KEY, marker, others);
 }
 
-/**
- * `providerOptions` holding a converter's `marker` under `key` (and `others`), or nothing when both
- * are empty: undefined fields are left out, so an unmarked message stays unmarked.
- */
-export function withMarkerUnder(
-  key: string,
-  marker: object,
-  others?: ProviderOptions,
-): { providerOptions?: ProviderOptions } {
-  let kept: Record<string, JsonValue> | undefined;
-  for (const [field, value] of Object.entries(marker)) {
-    if (value === undefined) continue;
-    kept ??= {};
-    kept[field] = value as JsonValue;
-  }
-  if (kept === undefined) return others === undefined ? {} : { providerOptions: others };
-  return { providerOptions: { ...others, [key]: kept } };
-}
-
-/** The fields of `value` not in `known`, or `undefined` when there are none. */
-export function extraFields(
-  value: Record<string, unknown>,
-  known: readonly string[],
-): { [key: string]: JsonValue } | undefined {
-  let extra: { [key: string]: JsonValue } | undefined;
-  for (const [key, field] of Object.entries(value)) {
-    if (field === undefined || known.includes(key)) continue;
-    extra ??= {};
-    extra[key] = field as JsonValue;
-  }
-  return extra;
-}
-
-export function requireObject(value: unknown, path: string, what: string): Record<string, unknown> {
-  if (!isPlainObject(value)) fail(path, `expected ${what}, got ${describeValue(value)}`);
-  return value;
-}
-
-export function requireString(value: unknown, path: string, { nonEmpty = false } = {}): string {
-  if (typeof value !== 'string') fail(path, `expected a string, got ${describeValue(value)}`);
-  if (nonEmpty && value.length === 0) fail(path, 'must not be empty');
-  return value;
-}
-
 export function optionalName(value: Record<string, unknown>, path: string): { name?: string } {
   return value.name === undefined ? {} : { name: requireString(value.name, `${path}.name`) };
 }
-
-/** The media type of a `data:` URL (`data:image/png;base64,…` → `image/png`). */
-export function dataUrlMediaType(url: string): string | undefined {
-  const match = /^data:([^;,]+)[;,]/i.exec(url);
-  return match?.[1];
-}
-
-export function base64Of(data: Uint8Array | ArrayBuffer): string {
-  return Buffer.from(data instanceof ArrayBuffer ? new Uint8Array(data) : data).toString('base64');
-}
-
-export function stringifyJson(value: unknown, path: string): string {
-  try {
-    const text = JSON.stringify(value);
-    if (text === undefined) fail(path, `${describeValue(value)} is not a JSON value`);
-    return text;
-  } catch (error) {
-    if (InvalidMessageError.isInstance(error)) throw error;
-    // Stack overflow on deep nesting, cycles and BigInt all end here as a typed error.
-    throw new InvalidMessageError({
-      message: `${path}: cannot be serialized as JSON (${(error as Error).message})`,
-      path,
-      cause: error,
-    });
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// OpenAI → core
 
 export function audioMediaType(format: string): string {
   if (format === 'wav') return 'audio/wav';

@@ -9,7 +9,7 @@ import {
   UnsupportedFormatError,
 } from '@ctxmem/core';
 import { MAX_CARD_CONTENT_LENGTH } from '@ctxmem/core/adapter-kit';
-import { describeFileError } from './read-conversation.js';
+import { describeFileError } from '../read-conversation.js';
 
 /** Fields a card record may have in `memory add --jsonl`. */
 const CARD_FIELDS = ['content', 'type', 'tags', 'source'] as const;
@@ -64,23 +64,16 @@ export function parseCardRecords(
   displayName: string,
   defaults: CardDefaults = {},
 ): MemoryCardDraft[] {
-  const { lines, problems } = parseJsonLines(text);
-  const drafts: MemoryCardDraft[] = [];
-  for (const { line, value } of lines) {
-    const problem = cardProblem(value);
-    if (problem !== undefined) {
-      problems.push({ line, problem });
-      continue;
-    }
-    drafts.push(withDefaults(value as MemoryCardDraft, defaults));
-  }
-  throwProblems(problems, displayName, 'card', drafts.length + problems.length);
-  if (drafts.length === 0) {
-    throw new UnsupportedFormatError({
-      message: `${displayName} has no cards (expected one JSON object per line, such as {"content": "…"})`,
-    });
-  }
-  return drafts;
+  return parseRecords<MemoryCardDraft>(text, displayName, {
+    noun: ['card', 'cards'],
+    example: '{"content": "…"}',
+    read: (value) => {
+      const problem = cardProblem(value);
+      return problem !== undefined
+        ? { problem }
+        : { record: withDefaults(value as MemoryCardDraft, defaults) };
+    },
+  });
 }
 
 /** The card of `memory add --text`; a bad text is a usage error. */
@@ -113,30 +106,52 @@ function withDefaults(record: MemoryCardDraft, defaults: CardDefaults): MemoryCa
  * answer queries of several users. Checked whole before any search runs.
  */
 export function parseQueryRecords(text: string, displayName: string): QueryRecord[] {
+  return parseRecords<QueryRecord>(text, displayName, {
+    noun: ['query', 'queries'],
+    example: '{"query": "…"}',
+    read: (value) => {
+      const problem = queryProblem(value);
+      if (problem !== undefined) return { problem };
+      const record = value as { query: string; scope?: Scope };
+      if (record.scope === undefined) return { record: { query: record.query } };
+      try {
+        return { record: { query: record.query, scope: normalizeScope(record.scope) } };
+      } catch (error) {
+        if (!InvalidIdError.isInstance(error)) throw error;
+        return { problem: `"scope": ${lowerFirst(error.message)}` };
+      }
+    },
+  });
+}
+
+/**
+ * The records of a JSON Lines text, each read by `read`. Every line is checked before anything is
+ * returned, so one bad line rejects the whole input with the first problems listed by line.
+ */
+function parseRecords<Record>(
+  text: string,
+  displayName: string,
+  {
+    noun: [singular, plural],
+    example,
+    read,
+  }: {
+    noun: readonly [string, string];
+    example: string;
+    read: (value: unknown) => { record: Record } | { problem: string };
+  },
+): Record[] {
   const { lines, problems } = parseJsonLines(text);
-  const records: QueryRecord[] = [];
+  const records: Record[] = [];
   for (const { line, value } of lines) {
-    const problem = queryProblem(value);
-    if (problem !== undefined) {
-      problems.push({ line, problem });
-      continue;
-    }
-    const record = value as { query: string; scope?: Scope };
-    if (record.scope === undefined) {
-      records.push({ query: record.query });
-      continue;
-    }
-    try {
-      records.push({ query: record.query, scope: normalizeScope(record.scope) });
-    } catch (error) {
-      if (!InvalidIdError.isInstance(error)) throw error;
-      problems.push({ line, problem: `"scope": ${lowerFirst(error.message)}` });
-    }
+    const result = read(value);
+    if ('problem' in result) problems.push({ line, problem: result.problem });
+    else records.push(result.record);
   }
-  throwProblems(problems, displayName, 'query', records.length + problems.length);
+  throwProblems(problems, displayName, singular, records.length + problems.length);
   if (records.length === 0) {
     throw new UnsupportedFormatError({
-      message: `${displayName} has no queries (expected one JSON object per line, such as {"query": "…"})`,
+      message: `${displayName} has no ${plural} (expected one JSON object per line, such as ${example})`,
     });
   }
   return records;

@@ -3,8 +3,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { MemoryCard } from '@ctxmem/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type CliContext, runCli } from './index.js';
-import type { MemoryAddSummary, MemorySearchLineJson, MemoryStatsJson } from './memory-command.js';
+import { type CliContext, runCli } from '../index.js';
+import type { MemoryAddSummary, MemorySearchLineJson, MemoryStatsJson } from './index.js';
+
+/** `ctxmem memory <subcommand> --store store …`: the arguments of a command on the test's store. */
+const inStore = (subcommand: string, ...rest: string[]): string[] => [
+  'memory',
+  subcommand,
+  '--store',
+  'store',
+  ...rest,
+];
 
 let directory: string;
 
@@ -58,15 +67,7 @@ async function writeJsonLines(name: string, records: readonly unknown[]): Promis
 }
 
 async function listCards(scopeFlags: string[] = [], extra: string[] = []): Promise<MemoryCard[]> {
-  const result = await run([
-    'memory',
-    'list',
-    '--store',
-    'store',
-    ...scopeFlags,
-    '--json',
-    ...extra,
-  ]);
+  const result = await run(inStore('list', ...scopeFlags, '--json', ...extra));
   expect(result.code).toBe(0);
   return result.stdout
     .split('\n')
@@ -101,11 +102,7 @@ describe('ctxmem memory (help and usage)', () => {
 
   it('rejects a missing or unknown subcommand as a usage error', async () => {
     expectOneLineFailure(await run(['memory']), 2, /missing subcommand.*add\|search/);
-    expectOneLineFailure(
-      await run(['memory', 'forget', '--store', 'store']),
-      2,
-      /unknown subcommand "forget"/,
-    );
+    expectOneLineFailure(await run(inStore('forget')), 2, /unknown subcommand "forget"/);
   });
 
   it('requires --store for every subcommand', async () => {
@@ -157,24 +154,23 @@ describe('ctxmem memory (help and usage)', () => {
 
 describe('ctxmem memory add', () => {
   it('adds one card from --text with the flags as its fields', async () => {
-    const result = await run([
-      'memory',
-      'add',
-      '--store',
-      'store',
-      '--text',
-      'The staging database is Postgres 16.',
-      '--type',
-      'fact',
-      '--tags',
-      'db, infra,,',
-      '--source',
-      'notes.md',
-      '--user',
-      'alice',
-      '--session',
-      's1',
-    ]);
+    const result = await run(
+      inStore(
+        'add',
+        '--text',
+        'The staging database is Postgres 16.',
+        '--type',
+        'fact',
+        '--tags',
+        'db, infra,,',
+        '--source',
+        'notes.md',
+        '--user',
+        'alice',
+        '--session',
+        's1',
+      ),
+    );
     expect(result).toEqual({
       code: 0,
       stdout:
@@ -194,7 +190,7 @@ describe('ctxmem memory add', () => {
 
   it('adds JSONL records and counts added, duplicate and superseded cards', async () => {
     const file = await writeJsonLines('cards.jsonl', CARDS);
-    const result = await run(['memory', 'add', '--store', 'store', '--jsonl', file, '--json']);
+    const result = await run(inStore('add', '--jsonl', file, '--json'));
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
     const summary = JSON.parse(result.stdout) as MemoryAddSummary;
@@ -214,7 +210,7 @@ describe('ctxmem memory add', () => {
 
     // Records of cards already stored merge into them: adding twice does not duplicate.
     const again = await writeJsonLines('again.jsonl', CARDS.slice(1, 3));
-    const second = await run(['memory', 'add', '--store', 'store', '--jsonl', again]);
+    const second = await run(inStore('add', '--jsonl', again));
     expect(second.stdout).toMatch(/^added 0 cards, merged 2 as duplicates, superseded 0 older/);
     expect(await listCards()).toEqual(current);
   });
@@ -224,20 +220,19 @@ describe('ctxmem memory add', () => {
       { content: 'Ship the beta by Friday.' },
       { content: 'Use tabs in the Makefile.', type: 'constraint', tags: [], source: 'review' },
     ]);
-    const result = await run([
-      'memory',
-      'add',
-      '--store',
-      'store',
-      '--jsonl',
-      file,
-      '--type',
-      'goal',
-      '--tags',
-      'planning',
-      '--source',
-      'standup',
-    ]);
+    const result = await run(
+      inStore(
+        'add',
+        '--jsonl',
+        file,
+        '--type',
+        'goal',
+        '--tags',
+        'planning',
+        '--source',
+        'standup',
+      ),
+    );
     expect(result.code).toBe(0);
     const cards = await listCards();
     expect(cards.map(({ type, tags, source }) => ({ type, tags, source }))).toEqual([
@@ -254,7 +249,7 @@ describe('ctxmem memory add', () => {
       JSON.stringify({ content: 'Another valid card.' }),
     ];
     await writeFile(join(directory, 'cards.jsonl'), lines.join('\n'));
-    const result = await run(['memory', 'add', '--store', 'store', '--jsonl', 'cards.jsonl']);
+    const result = await run(inStore('add', '--jsonl', 'cards.jsonl'));
     expectOneLineFailure(
       result,
       1,
@@ -276,11 +271,7 @@ describe('ctxmem memory add', () => {
     ];
     for (const [record, pattern] of cases) {
       await writeJsonLines('bad.jsonl', [record]);
-      expectOneLineFailure(
-        await run(['memory', 'add', '--store', 'store', '--jsonl', 'bad.jsonl']),
-        1,
-        pattern,
-      );
+      expectOneLineFailure(await run(inStore('add', '--jsonl', 'bad.jsonl')), 1, pattern);
     }
     await writeJsonLines('bad.jsonl', [
       { content: 'fine' },
@@ -292,13 +283,13 @@ describe('ctxmem memory add', () => {
       { content: 5 },
     ]);
     expectOneLineFailure(
-      await run(['memory', 'add', '--store', 'store', '--jsonl', 'bad.jsonl']),
+      await run(inStore('add', '--jsonl', 'bad.jsonl')),
       1,
       /line 2: .*; line 3: .*; line 5: .*; and 2 more bad lines \(5 of 7 card lines invalid/,
     );
     await writeFile(join(directory, 'empty.jsonl'), '\n\n');
     expectOneLineFailure(
-      await run(['memory', 'add', '--store', 'store', '--jsonl', 'empty.jsonl']),
+      await run(inStore('add', '--jsonl', 'empty.jsonl')),
       1,
       /empty\.jsonl has no cards/,
     );
@@ -306,12 +297,12 @@ describe('ctxmem memory add', () => {
 
   it('fails on one line when the JSONL file cannot be read or --store is a file', async () => {
     expectOneLineFailure(
-      await run(['memory', 'add', '--store', 'store', '--jsonl', 'missing.jsonl']),
+      await run(inStore('add', '--jsonl', 'missing.jsonl')),
       1,
       /^ctxmem memory: cannot read missing\.jsonl: no such file$/,
     );
     expectOneLineFailure(
-      await run(['memory', 'add', '--store', 'store', '--jsonl', '.']),
+      await run(inStore('add', '--jsonl', '.')),
       1,
       /cannot read \.: it is a directory/,
     );
@@ -329,15 +320,7 @@ describe('ctxmem memory add', () => {
       source: `line-${index}`,
     }));
     await writeJsonLines('many.jsonl', records);
-    const result = await run([
-      'memory',
-      'add',
-      '--store',
-      'store',
-      '--jsonl',
-      'many.jsonl',
-      '--progress',
-    ]);
+    const result = await run(inStore('add', '--jsonl', 'many.jsonl', '--progress'));
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^added 1,000 cards, merged 0 as duplicates, superseded 0/);
     // Without a terminal: plain lines (no carriage returns), one per tenth at most.
@@ -357,7 +340,7 @@ describe('ctxmem memory add', () => {
       content: `Item ${index} concerns zeta${index} eta${index} theta${index} iota${index}.`,
     }));
     await writeJsonLines('many.jsonl', records);
-    const argv = ['memory', 'add', '--store', 'store', '--jsonl', 'many.jsonl'];
+    const argv = inStore('add', '--jsonl', 'many.jsonl');
 
     const terminal = await run(argv, { stderrIsTTY: true });
     expect(terminal.code).toBe(0);
@@ -368,28 +351,20 @@ describe('ctxmem memory add', () => {
 
     expect((await run(argv, { stderrIsTTY: true, env: { CI: 'true' } })).stderr).toBe('');
     expect((await run(argv, { stderrIsTTY: false })).stderr).toBe('');
-    expect(
-      (await run(['memory', 'add', '--store', 'store', '--text', 'one'], { stderrIsTTY: true }))
-        .stderr,
-    ).toBe('');
+    expect((await run(inStore('add', '--text', 'one'), { stderrIsTTY: true })).stderr).toBe('');
   });
 });
 
 describe('ctxmem memory search', () => {
   beforeEach(async () => {
     const file = await writeJsonLines('cards.jsonl', CARDS);
-    expect((await run(['memory', 'add', '--store', 'store', '--jsonl', file])).code).toBe(0);
+    expect((await run(inStore('add', '--jsonl', file))).code).toBe(0);
   });
 
   it('prints a readable list of the best cards', async () => {
-    const result = await run([
-      'memory',
-      'search',
-      '--store',
-      'store',
-      '--query',
-      'which language do I prefer for scripts?',
-    ]);
+    const result = await run(
+      inStore('search', '--query', 'which language do I prefer for scripts?'),
+    );
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
     const [first, details] = result.stdout.split('\n');
@@ -397,16 +372,7 @@ describe('ctxmem memory search', () => {
     expect(details).toMatch(/^ {3}id [\w-]+ · source chat-9$/);
     expect(result.stdout).not.toContain('Python');
 
-    const none = await run([
-      'memory',
-      'search',
-      '--store',
-      'store',
-      '--query',
-      'zebra migration',
-      '--mode',
-      'bm25',
-    ]);
+    const none = await run(inStore('search', '--query', 'zebra migration', '--mode', 'bm25'));
     expect(none).toEqual({ code: 0, stdout: 'no results\n', stderr: '' });
   });
 
@@ -418,19 +384,9 @@ describe('ctxmem memory search', () => {
       { query: 'deploy target Kubernetes' },
       { query: 'API keys rotation' },
     ]);
-    const result = await run([
-      'memory',
-      'search',
-      '--store',
-      'store',
-      '--queries',
-      'queries.jsonl',
-      '--top-k',
-      '2',
-      '--mode',
-      'bm25',
-      '--json',
-    ]);
+    const result = await run(
+      inStore('search', '--queries', 'queries.jsonl', '--top-k', '2', '--mode', 'bm25', '--json'),
+    );
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
     const lines = result.stdout
@@ -478,16 +434,7 @@ describe('ctxmem memory search', () => {
 
   it('prints readable results per query for --queries without --json', async () => {
     await writeJsonLines('queries.jsonl', [{ query: 'API keys' }, { query: 'zebra' }]);
-    const result = await run([
-      'memory',
-      'search',
-      '--store',
-      'store',
-      '--queries',
-      'queries.jsonl',
-      '--mode',
-      'bm25',
-    ]);
+    const result = await run(inStore('search', '--queries', 'queries.jsonl', '--mode', 'bm25'));
     expect(result.code).toBe(0);
     const lines = result.stdout.trimEnd().split('\n');
     expect(lines[0]).toBe('"API keys": 1 result');
@@ -497,19 +444,10 @@ describe('ctxmem memory search', () => {
   });
 
   it('keeps scopes apart: a card added for alice is not found for bob', async () => {
-    const add = await run([
-      'memory',
-      'add',
-      '--store',
-      'store',
-      '--text',
-      'My locker code is 4711.',
-      '--user',
-      'alice',
-    ]);
+    const add = await run(inStore('add', '--text', 'My locker code is 4711.', '--user', 'alice'));
     expect(add.code).toBe(0);
     const search = (flags: string[]) =>
-      run(['memory', 'search', '--store', 'store', '--query', 'locker code', '--json', ...flags]);
+      run(inStore('search', '--query', 'locker code', '--json', ...flags));
     const resultsOf = (result: Run) =>
       (JSON.parse(result.stdout) as MemorySearchLineJson).results.map((hit) => hit.content);
 
@@ -526,17 +464,9 @@ describe('ctxmem memory search', () => {
       { query: 'locker code' },
       { query: 'locker code', scope: {} },
     ]);
-    const batch = await run([
-      'memory',
-      'search',
-      '--store',
-      'store',
-      '--queries',
-      'queries.jsonl',
-      '--user',
-      'bob',
-      '--json',
-    ]);
+    const batch = await run(
+      inStore('search', '--queries', 'queries.jsonl', '--user', 'bob', '--json'),
+    );
     const contents = batch.stdout
       .trimEnd()
       .split('\n')
@@ -548,7 +478,7 @@ describe('ctxmem memory search', () => {
   });
 
   it('honours --min-score, --top-k and every --mode', async () => {
-    const base = ['memory', 'search', '--store', 'store', '--query', 'prefer scripts', '--json'];
+    const base = inStore('search', '--query', 'prefer scripts', '--json');
     const count = async (flags: string[]) => {
       const result = await run([...base, ...flags]);
       expect(result.code).toBe(0);
@@ -577,20 +507,16 @@ describe('ctxmem memory search', () => {
     ];
     for (const [record, pattern] of cases) {
       await writeJsonLines('queries.jsonl', [record]);
-      expectOneLineFailure(
-        await run(['memory', 'search', '--store', 'store', '--queries', 'queries.jsonl']),
-        1,
-        pattern,
-      );
+      expectOneLineFailure(await run(inStore('search', '--queries', 'queries.jsonl')), 1, pattern);
     }
     await writeFile(join(directory, 'queries.jsonl'), '{"query": "fine"}\nnot json\n');
     expectOneLineFailure(
-      await run(['memory', 'search', '--store', 'store', '--queries', 'queries.jsonl', '--json']),
+      await run(inStore('search', '--queries', 'queries.jsonl', '--json')),
       1,
       /queries\.jsonl: line 2: not valid JSON/,
     );
     expectOneLineFailure(
-      await run(['memory', 'search', '--store', 'store', '--queries', 'nope.jsonl']),
+      await run(inStore('search', '--queries', 'nope.jsonl')),
       1,
       /cannot read nope\.jsonl: no such file/,
     );
@@ -610,11 +536,11 @@ describe('ctxmem memory search', () => {
 describe('ctxmem memory list, remove and stats', () => {
   beforeEach(async () => {
     const file = await writeJsonLines('cards.jsonl', CARDS);
-    expect((await run(['memory', 'add', '--store', 'store', '--jsonl', file])).code).toBe(0);
+    expect((await run(inStore('add', '--jsonl', file))).code).toBe(0);
   });
 
   it('lists current cards as a table, superseded ones only on request', async () => {
-    const result = await run(['memory', 'list', '--store', 'store']);
+    const result = await run(inStore('list'));
     expect(result.code).toBe(0);
     const lines = result.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^id\s+type\s+updated\s+content$/);
@@ -625,11 +551,11 @@ describe('ctxmem memory list, remove and stats', () => {
       '3 cards in global (and 1 superseded; --include-superseded lists them)',
     );
 
-    const all = await run(['memory', 'list', '--store', 'store', '--include-superseded']);
+    const all = await run(inStore('list', '--include-superseded'));
     expect(all.stdout).toContain('(superseded) I prefer Python for scripts.');
     expect(all.stdout.trimEnd().split('\n').at(-1)).toBe('4 cards in global');
 
-    const empty = await run(['memory', 'list', '--store', 'store', '--agent', 'helper']);
+    const empty = await run(inStore('list', '--agent', 'helper'));
     expect(empty).toEqual({ code: 0, stdout: '0 cards in agent:helper\n', stderr: '' });
   });
 
@@ -672,7 +598,7 @@ describe('ctxmem memory list, remove and stats', () => {
   });
 
   it('counts cards per type and superseded cards, and measures the file', async () => {
-    const result = await run(['memory', 'stats', '--store', 'store', '--json']);
+    const result = await run(inStore('stats', '--json'));
     expect(result.code).toBe(0);
     const stats = JSON.parse(result.stdout) as MemoryStatsJson;
     expect(stats).toMatchObject({
@@ -685,27 +611,25 @@ describe('ctxmem memory list, remove and stats', () => {
     expect(stats.fileBytes).toBe((await stat(stats.file)).size);
     expect(stats.fileBytes).toBeGreaterThan(0);
 
-    const readable = await run(['memory', 'stats', '--store', 'store']);
+    const readable = await run(inStore('stats'));
     expect(readable.stdout).toMatch(/cards\s+3 current, 1 superseded/);
     expect(readable.stdout).toMatch(/by type\n {2}decision\s+1\n/);
 
     const other = JSON.parse(
-      (await run(['memory', 'stats', '--store', 'store', '--user', 'bob', '--json'])).stdout,
+      (await run(inStore('stats', '--user', 'bob', '--json'))).stdout,
     ) as MemoryStatsJson;
     expect(other).toMatchObject({ cards: 0, superseded: 0, fileBytes: 0 });
   });
 
   it('recovers a damaged cards file with a one-line warning instead of failing', async () => {
-    const { file } = JSON.parse(
-      (await run(['memory', 'stats', '--store', 'store', '--json'])).stdout,
-    ) as MemoryStatsJson;
+    const { file } = JSON.parse((await run(inStore('stats', '--json'))).stdout) as MemoryStatsJson;
     const text = await readFile(file, 'utf8');
     const lines = text.split('\n');
     // Break the second card (the log's first change holds all four): the others can still be read.
     lines[1] = lines[1]!.replace('"type":"decision"', '"type":"broken"');
     await writeFile(file, lines.join('\n'));
 
-    const result = await run(['memory', 'list', '--store', 'store', '--include-superseded']);
+    const result = await run(inStore('list', '--include-superseded'));
     expect(result.code).toBe(0);
     expect(result.stdout.trimEnd().split('\n').at(-1)).toBe('3 cards in global');
     expect(result.stderr).toMatch(

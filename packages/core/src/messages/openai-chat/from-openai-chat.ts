@@ -1,4 +1,4 @@
-/** OpenAI Chat Completions messages → ctxmem messages (see `openai-chat.ts`). */
+/** OpenAI Chat Completions messages → ctxmem messages (see `index.ts`). */
 import type {
   AssistantContentPart,
   AssistantMessage,
@@ -11,19 +11,22 @@ import type {
   ToolResultOutput,
   UserContentPart,
   UserMessage,
-} from '../contracts/index.js';
-import { describeValue, exceedsJsonDepth, MAX_MESSAGE_JSON_DEPTH } from './json-values.js';
-
-import { fail } from './message-shape.js';
+} from '../../contracts/index.js';
+import {
+  dataUrlMediaType,
+  extraFields,
+  joinTextParts,
+  parseToolArguments,
+  requireObject,
+  requireString,
+} from '../converter-fields.js';
+import { describeValue } from '../json-values.js';
+import { fail } from '../message-shape.js';
 import {
   audioFormat,
   audioMediaType,
-  dataUrlMediaType,
-  extraFields,
   type Marker,
   optionalName,
-  requireObject,
-  requireString,
   withMarker,
 } from './openai-chat-marker.js';
 import { defaultFileField, imageUrlOf } from './to-openai-chat.js';
@@ -89,15 +92,12 @@ function systemFromOpenAI(value: Record<string, unknown>, path: string): SystemM
   if (typeof value.content === 'string') {
     content = value.content;
   } else if (Array.isArray(value.content)) {
-    const parts = value.content.map((part, index) =>
-      textPartFromOpenAI(part, `${path}.content[${index}]`),
+    const joined = joinTextParts(
+      value.content.map((part, index) => textPartFromOpenAI(part, `${path}.content[${index}]`)),
     );
-    content = parts.map((part) => part.text).join('\n');
+    content = joined.content;
     marker.content = 'parts';
-    marker.parts = parts.map(({ text, extra }) => ({
-      length: text.length,
-      ...(extra ? { extra } : {}),
-    }));
+    marker.parts = joined.parts;
   } else {
     fail(`${path}.content`, `expected a string or text parts, got ${describeValue(value.content)}`);
   }
@@ -299,26 +299,9 @@ function toolCallFromOpenAI(
     const text = requireString(fn.arguments, `${path}.function.arguments`);
     marker.extra = extraFields(call, ['id', 'type', 'function']);
     marker.innerExtra = extraFields(fn, ['name', 'arguments']);
-    let parsed: unknown;
-    let parses = true;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      parses = false;
-    }
-    // Deeper values would overflow JSON.stringify later; the raw text is safe to carry instead.
-    // Nesting N levels deep takes at least 2N characters, so short text needs no depth walk.
-    const tooDeep =
-      parses &&
-      text.length > 2 * MAX_MESSAGE_JSON_DEPTH &&
-      exceedsJsonDepth(parsed, MAX_MESSAGE_JSON_DEPTH);
-    if (!parses || tooDeep) {
-      input = text;
-      marker.argumentsUnparsed = true;
-    } else {
-      input = parsed;
-      if (JSON.stringify(parsed) !== text) marker.arguments = text;
-    }
+    const { input: parsed, ...argumentsMarker } = parseToolArguments(text);
+    input = parsed;
+    Object.assign(marker, argumentsMarker);
   }
   toolNames.set(toolCallId, toolName);
   return { type: 'tool-call', toolCallId, toolName, input, ...withMarker(marker) };

@@ -1,10 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import type { Message } from '../contracts/index.js';
-import { InvalidMessageError, UnsupportedFormatError } from '../errors/index.js';
-import { countToolDefinitions, createTokenCounter } from '../tokens/index.js';
-import { detectFormat, parseConversation, serializeConversation } from './conversation-format.js';
-import { fromOpenAIResponses, toOpenAIResponses } from './openai-responses.js';
-import { checkToolPairing, MISSING_TOOL_RESULT_TEXT, repairMessages } from './validate-messages.js';
+import type { Message } from '../../contracts/index.js';
+import { InvalidMessageError, UnsupportedFormatError } from '../../errors/index.js';
+import { countToolDefinitions, createTokenCounter } from '../../tokens/index.js';
+import { detectFormat, parseConversation, serializeConversation } from '../conversation-format.js';
+import {
+  checkToolPairing,
+  MISSING_TOOL_RESULT_TEXT,
+  repairMessages,
+} from '../validate-messages.js';
+import { fromOpenAIResponses, toOpenAIResponses } from './index.js';
 
 const reasoning = {
   type: 'reasoning',

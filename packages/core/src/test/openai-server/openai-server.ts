@@ -6,6 +6,9 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { chatChunks, chatCompletion } from './chat-completions.js';
+import { argumentsText, estimateTokens, type ResolvedReply } from './reply.js';
+import { response, responseEvents } from './responses.js';
 
 export type OpenAIServerEndpoint = 'chat.completions' | 'responses' | 'embeddings';
 
@@ -65,16 +68,6 @@ export interface OpenAICompatibleServer {
   close(): Promise<void>;
 }
 
-const CREATED = 1_700_000_000;
-
-function estimateTokens(text: string): number {
-  return Math.max(1, Math.ceil(text.length / 4));
-}
-
-function argumentsText(value: unknown): string {
-  return typeof value === 'string' ? value : JSON.stringify(value ?? {});
-}
-
 function readBody(request: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -111,206 +104,6 @@ function sendEvents(response: ServerResponse, events: readonly unknown[], done: 
   response.end();
 }
 
-interface ResolvedReply {
-  text: string;
-  toolCalls: Array<{ id: string; name: string; arguments: string }>;
-  promptTokens: number;
-  completionTokens: number;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Chat Completions
-
-function chatCompletion(id: string, model: string, reply: ResolvedReply) {
-  const hasCalls = reply.toolCalls.length > 0;
-  return {
-    id,
-    object: 'chat.completion',
-    created: CREATED,
-    model,
-    choices: [
-      {
-        index: 0,
-        message: {
-          role: 'assistant',
-          content: hasCalls && reply.text === '' ? null : reply.text,
-          ...(hasCalls
-            ? {
-                tool_calls: reply.toolCalls.map((call) => ({
-                  id: call.id,
-                  type: 'function',
-                  function: { name: call.name, arguments: call.arguments },
-                })),
-              }
-            : {}),
-        },
-        finish_reason: hasCalls ? 'tool_calls' : 'stop',
-      },
-    ],
-    usage: {
-      prompt_tokens: reply.promptTokens,
-      completion_tokens: reply.completionTokens,
-      total_tokens: reply.promptTokens + reply.completionTokens,
-    },
-  };
-}
-
-function chatChunks(id: string, model: string, reply: ResolvedReply, includeUsage: boolean) {
-  const base = { id, object: 'chat.completion.chunk', created: CREATED, model };
-  const chunks: unknown[] = [
-    {
-      ...base,
-      choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }],
-    },
-  ];
-  if (reply.text !== '') {
-    chunks.push({
-      ...base,
-      choices: [{ index: 0, delta: { content: reply.text }, finish_reason: null }],
-    });
-  }
-  reply.toolCalls.forEach((call, index) => {
-    chunks.push({
-      ...base,
-      choices: [
-        {
-          index: 0,
-          delta: {
-            tool_calls: [
-              {
-                index,
-                id: call.id,
-                type: 'function',
-                function: { name: call.name, arguments: call.arguments },
-              },
-            ],
-          },
-          finish_reason: null,
-        },
-      ],
-    });
-  });
-  chunks.push({
-    ...base,
-    choices: [
-      { index: 0, delta: {}, finish_reason: reply.toolCalls.length > 0 ? 'tool_calls' : 'stop' },
-    ],
-  });
-  if (includeUsage) {
-    chunks.push({
-      ...base,
-      choices: [],
-      usage: {
-        prompt_tokens: reply.promptTokens,
-        completion_tokens: reply.completionTokens,
-        total_tokens: reply.promptTokens + reply.completionTokens,
-      },
-    });
-  }
-  return chunks;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Responses
-
-function responsesUsage(reply: ResolvedReply) {
-  return {
-    input_tokens: reply.promptTokens,
-    input_tokens_details: { cached_tokens: 0 },
-    output_tokens: reply.completionTokens,
-    output_tokens_details: { reasoning_tokens: 0 },
-    total_tokens: reply.promptTokens + reply.completionTokens,
-  };
-}
-
-function responsesOutput(id: string, reply: ResolvedReply) {
-  const output: Array<Record<string, unknown>> = [];
-  if (reply.text !== '' || reply.toolCalls.length === 0) {
-    output.push({
-      type: 'message',
-      id: `msg_${id}`,
-      status: 'completed',
-      role: 'assistant',
-      content: [{ type: 'output_text', text: reply.text, annotations: [] }],
-    });
-  }
-  reply.toolCalls.forEach((call, index) => {
-    output.push({
-      type: 'function_call',
-      id: `fc_${id}_${index}`,
-      call_id: call.id,
-      name: call.name,
-      arguments: call.arguments,
-      status: 'completed',
-    });
-  });
-  return output;
-}
-
-function response(id: string, model: string, reply: ResolvedReply) {
-  return {
-    id,
-    object: 'response',
-    created_at: CREATED,
-    status: 'completed',
-    model,
-    output: responsesOutput(id, reply),
-    incomplete_details: null,
-    error: null,
-    usage: responsesUsage(reply),
-  };
-}
-
-function responseEvents(id: string, model: string, reply: ResolvedReply) {
-  const events: unknown[] = [
-    { type: 'response.created', response: { id, created_at: CREATED, model } },
-  ];
-  responsesOutput(id, reply).forEach((item, outputIndex) => {
-    if (item.type === 'message') {
-      events.push({
-        type: 'response.output_item.added',
-        output_index: outputIndex,
-        item: { type: 'message', id: item.id },
-      });
-      if (reply.text !== '') {
-        events.push({
-          type: 'response.output_text.delta',
-          item_id: item.id,
-          output_index: outputIndex,
-          delta: reply.text,
-        });
-      }
-      events.push({
-        type: 'response.output_item.done',
-        output_index: outputIndex,
-        item: { type: 'message', id: item.id },
-      });
-    } else {
-      events.push({
-        type: 'response.output_item.added',
-        output_index: outputIndex,
-        item: { ...item, arguments: '', status: 'in_progress' },
-      });
-      events.push({ type: 'response.output_item.done', output_index: outputIndex, item });
-    }
-  });
-  events.push({
-    type: 'response.completed',
-    response: {
-      id,
-      created_at: CREATED,
-      model,
-      status: 'completed',
-      incomplete_details: null,
-      usage: responsesUsage(reply),
-    },
-  });
-  return events;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Embeddings
-
 /** A deterministic unit vector of the words of `text` (hashed into buckets). */
 function embed(text: string, dimensions: number): number[] {
   const vector = new Array<number>(dimensions).fill(0);
@@ -323,8 +116,6 @@ function embed(text: string, dimensions: number): number[] {
   const length = Math.sqrt(vector.reduce((sum, value) => sum + value * value, 0)) || 1;
   return vector.map((value) => value / length);
 }
-
-// ---------------------------------------------------------------------------------------------
 
 /**
  * Starts the server on 127.0.0.1 on a free port. Close it in `afterAll`/`afterEach`.

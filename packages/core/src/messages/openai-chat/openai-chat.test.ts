@@ -1,25 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { AssistantMessage, Message, ToolMessage } from '../contracts/index.js';
-import { InvalidMessageError } from '../errors/index.js';
-import { arbitraryMessages, arbitraryOpenAIChatMessages } from '../test/arbitraries/messages.js';
+import type { AssistantMessage, Message, ToolMessage } from '../../contracts/index.js';
+import { arbitraryMessages, arbitraryOpenAIChatMessages } from '../../test/arbitraries/index.js';
 import {
   fromOpenAIChat,
   OPENAI_CHAT_OPTIONS_KEY,
   type OpenAIChatMessage,
   toOpenAIChat,
   validateMessages,
-} from './index.js';
-
-function thrown(action: () => unknown): InvalidMessageError {
-  try {
-    action();
-  } catch (error) {
-    if (InvalidMessageError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected an InvalidMessageError');
-}
+} from '../index.js';
+import { thrownInvalidMessage } from '../invalid-message.test-support.js';
 
 const roundTrip = (messages: unknown[]) => toOpenAIChat(fromOpenAIChat(messages));
 
@@ -347,7 +337,7 @@ describe('toOpenAIChat from core messages', () => {
   it('throws InvalidMessageError with the path for input JSON cannot hold', () => {
     let deep: unknown = 0;
     for (let level = 0; level < 20_000; level++) deep = [deep];
-    const error = thrown(() =>
+    const error = thrownInvalidMessage(() =>
       toOpenAIChat([
         { role: 'user', content: 'x' },
         {
@@ -433,7 +423,7 @@ describe('fromOpenAIChat errors', () => {
     ],
     ['a name that is not a string', [{ role: 'user', content: 'x', name: 7 }], 'messages[0].name'],
   ])('rejects %s', (_case, input, path) => {
-    const error = thrown(() => fromOpenAIChat(input));
+    const error = thrownInvalidMessage(() => fromOpenAIChat(input));
     expect(error.path).toBe(path);
     expect(error.message).toContain(path);
   });

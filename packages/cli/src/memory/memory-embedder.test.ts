@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHashingEmbedder, type Embedder } from '@ctxmem/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type CliContext, runCli } from './index.js';
-import type { MemorySearchLineJson } from './memory-command.js';
+import { type CliContext, runCli } from '../index.js';
+import { OptionalPackageMissingError } from '../optional-package-missing-error.js';
+import type { MemorySearchLineJson } from './index.js';
 import { createCliEmbedder, EmbedderSetupError } from './memory-embedder.js';
-import { OptionalPackageMissingError } from './optional-package-missing-error.js';
 
 let directory: string;
 

@@ -1,0 +1,12 @@
+/** For the message tests: the `InvalidMessageError` an action throws, to assert its path and text. */
+import { InvalidMessageError } from '../errors/index.js';
+
+export function thrownInvalidMessage(action: () => unknown): InvalidMessageError {
+  try {
+    action();
+  } catch (error) {
+    if (InvalidMessageError.isInstance(error)) return error;
+    throw error;
+  }
+  throw new Error('expected an InvalidMessageError');
+}
