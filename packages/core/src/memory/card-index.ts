@@ -35,6 +35,7 @@ import {
   SUPERSEDING_CARD_TYPES,
   supersedes,
 } from './card-analysis.js';
+import { newCard } from './card-records.js';
 import { type ValidDraft, validateDrafts } from './validate-drafts.js';
 
 export interface CardMergeOptions {
@@ -106,7 +107,7 @@ let generations = 0;
 const analyses = new WeakMap<MemoryCard, CardAnalysis>();
 const analysesByContent = new KeyedLru<CardAnalysis>(100_000);
 
-function analysisOf(card: MemoryCard): CardAnalysis {
+export function analysisOf(card: MemoryCard): CardAnalysis {
   const cached = analyses.get(card);
   if (cached?.content === card.content) return cached;
   const analysis = analysesByContent.get(card.content) ?? analyzeCardContent(card.content);
@@ -142,7 +143,7 @@ function tokenHash(token: string): number {
  * key of their common prefix and suffix. Small integers (hash collisions only add candidates,
  * which are checked), so a card costs a few map entries, not a few strings.
  */
-function shapeKeys(type: MemoryCardType, tokens: readonly string[]): number[] {
+export function shapeKeys(type: MemoryCardType, tokens: readonly string[]): number[] {
   const length = tokens.length;
   const minShared = Math.max(MIN_SHARED_TOKENS, Math.ceil(MIN_SHARED_SHARE * length - 1e-9));
   if (length < minShared) return [];
@@ -184,7 +185,7 @@ function removeFrom<Key>(map: Map<Key, Set<string>>, key: Key, id: string): void
 /** Most token subsets looked up for one draft before falling back to prefix filtering. */
 const MAX_SUBSET_LOOKUPS = 256;
 
-function tokenSetKey(tokens: Iterable<string>): string {
+export function tokenSetKey(tokens: Iterable<string>): string {
   return [...tokens].sort().join('\u0000');
 }
 
@@ -192,7 +193,7 @@ function tokenSetKey(tokens: Iterable<string>): string {
  * The keys of every subset of `sorted` without 1 to `missing` of its tokens, or undefined when
  * there are more than `MAX_SUBSET_LOOKUPS` of them.
  */
-function subsetKeys(sorted: readonly string[], missing: number): string[] | undefined {
+export function subsetKeys(sorted: readonly string[], missing: number): string[] | undefined {
   let count = 0;
   let combinations = 1;
   for (let removed = 1; removed <= missing; removed++) {
@@ -365,16 +366,7 @@ export function createCardIndex(cards: readonly MemoryCard[] = []): CardIndex {
       return { kind: 'near-duplicate', cardId: near.id };
     }
 
-    const card: MemoryCard = {
-      id: generateId(),
-      content: draft.content,
-      type: draft.type,
-      tags: draft.tags,
-      createdAt: now,
-      updatedAt: now,
-      ...(draft.source === undefined ? {} : { source: draft.source }),
-      scope: { ...scope },
-    };
+    const card = newCard(draft, { id: generateId(), now, scope });
     analyses.set(card, analysis);
     const superseded = supersededBy(analysis, draft.type);
     for (const older of superseded) change({ ...older, supersededBy: card.id, updatedAt: now });

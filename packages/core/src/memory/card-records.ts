@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { MemoryCard, MemoryListOptions, Scope } from '../contracts/index.js';
 import { MEMORY_CARD_TYPES } from '../contracts/index.js';
-import { InvalidArgumentError } from '../errors/index.js';
+import { InvalidArgumentError, NotFoundError } from '../errors/index.js';
 import {
   assertSafeId,
   type Clock,
@@ -38,6 +38,10 @@ export function safeIdGenerator(generateId: () => string): () => string {
     assertSafeId(id, 'generated card id');
     return id;
   };
+}
+
+export function cardNotFound(id: string): NotFoundError {
+  return new NotFoundError({ message: `No memory card ${id} in this scope.`, id });
 }
 
 /** Validates the ids passed to `remove`. */
@@ -85,6 +89,23 @@ export function validateStoredCard(value: unknown, scope: Scope): MemoryCard | u
     if (cardScope[field] !== scope[field]) return undefined;
   }
   return { ...(card as MemoryCard), scope: { ...scope } };
+}
+
+/** The card a new draft becomes: created and updated `now`, in `scope`. */
+export function newCard(
+  draft: Pick<MemoryCard, 'content' | 'type' | 'tags' | 'source'>,
+  { id, now, scope }: { id: string; now: string; scope: Scope },
+): MemoryCard {
+  return {
+    id,
+    content: draft.content,
+    type: draft.type,
+    tags: draft.tags,
+    createdAt: now,
+    updatedAt: now,
+    ...(draft.source === undefined ? {} : { source: draft.source }),
+    scope: { ...scope },
+  };
 }
 
 /** A deep copy of a card, so callers never hold the store's own objects. */

@@ -5,12 +5,16 @@
  */
 import type { MemoryCard, MemoryStore, Scope } from '../contracts/index.js';
 import type { CardIndex, CardIndexCursor } from './card-index.js';
+import type { CheckedLogPosition, LogChanges, LogPosition } from './card-log-position.js';
 import { copyCard } from './card-records.js';
 
 export type MemoryChangeCursor = CardIndexCursor;
 
-/** What changed in a scope since a cursor. Cards are copies; superseded ones mean "gone". */
-export type MemoryChanges =
+/**
+ * What changed in a scope since a cursor. Cards are copies; superseded ones mean "gone". `log` is
+ * where a file store's log stood for these cards (see `memoryLog`).
+ */
+export type MemoryChanges = { log?: LogPosition } & (
   | {
       cursor: MemoryChangeCursor;
       /** Every current card: the cursor was of another index, or too old. */
@@ -22,7 +26,8 @@ export type MemoryChanges =
       changed: MemoryCard[];
       /** Ids of cards removed since the cursor. */
       removed: string[];
-    };
+    }
+);
 
 type ChangeFeed = (scope: Scope, since?: MemoryChangeCursor) => Promise<MemoryChanges>;
 
@@ -72,4 +77,27 @@ export function changesOfIndex(
     else removed.push(id);
   }
   return { cursor, changed, removed };
+}
+
+/**
+ * A store's log, for readers that save what they derive from it (memory search's indexes) and
+ * later read only what was appended since. File stores register one.
+ */
+export interface MemoryLog {
+  /** `position` (from `MemoryChanges.log`) with its fingerprint, if the log still has it. */
+  check(scope: Scope, position: LogPosition): Promise<CheckedLogPosition | undefined>;
+  /** What was appended since `since`, or undefined when the whole scope must be read again. */
+  changesSince(scope: Scope, since: CheckedLogPosition): Promise<LogChanges | undefined>;
+}
+
+const logs = new WeakMap<MemoryStore, MemoryLog>();
+
+/** Lets readers follow the log of `store` (called by the stores themselves). */
+export function registerMemoryLog(store: MemoryStore, log: MemoryLog): void {
+  logs.set(store, log);
+}
+
+/** The log of `store`, or undefined when it keeps none. */
+export function memoryLog(store: MemoryStore): MemoryLog | undefined {
+  return logs.get(store);
 }

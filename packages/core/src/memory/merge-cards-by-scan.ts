@@ -13,6 +13,7 @@ import {
   supersedes,
 } from './card-analysis.js';
 import type { MergeOutcome } from './card-index.js';
+import { newCard } from './card-records.js';
 import type { MergeCardsOptions, MergeCardsResult } from './merge-cards.js';
 import { validateDrafts } from './validate-drafts.js';
 
@@ -58,16 +59,7 @@ export function mergeCardsByScan(
       changed = true;
       continue;
     }
-    const card: MemoryCard = {
-      id: generateId(),
-      content: draft.content,
-      type: draft.type,
-      tags: draft.tags,
-      createdAt: now,
-      updatedAt: now,
-      ...(draft.source === undefined ? {} : { source: draft.source }),
-      scope: { ...scope },
-    };
+    const card = newCard(draft, { id: generateId(), now, scope });
     const superseded: string[] = [];
     if (SUPERSEDING_CARD_TYPES.has(draft.type)) {
       for (const position of current) {

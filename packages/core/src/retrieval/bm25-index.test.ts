@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../errors/index.js';
+import { bm25PostingAccess } from './bm25-index.js';
 import { createBm25Index } from './index.js';
 
 function thrown(action: () => unknown): unknown {
@@ -209,5 +210,60 @@ describe('createBm25Index', () => {
       ),
       { numRuns: 60 },
     );
+  });
+});
+
+describe('BM25 postings saved and adopted', () => {
+  const words = ['red', 'blue', 'green', 'deploy', 'service', 'failed', 'rolled', 'back'];
+  const textOf = (seed: number) =>
+    `Note ${seed % 7} ${words[seed % 8]} ${words[(seed * 3) % 8]} ${words[(seed * 5 + 1) % 8]}`;
+
+  it('an adopted index scores like the original, through later replacements and removals', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.boolean(), fc.integer({ min: 0, max: 59 }), fc.nat(200)), {
+          maxLength: 80,
+        }),
+        (changes) => {
+          const texts = new Map<string, string>();
+          const original = createBm25Index();
+          for (let seed = 0; seed < 60; seed++) {
+            texts.set(`card-${seed}`, textOf(seed));
+            original.upsert(`card-${seed}`, textOf(seed));
+          }
+          const order = [...texts.keys()].reverse();
+          const saved = bm25PostingAccess(original)!.export(order);
+          const adopted = createBm25Index();
+          bm25PostingAccess(adopted)!.adopt(order, saved, (number) => texts.get(order[number]!)!);
+          // The same changes on both: the adopted one analyses a removed text only now.
+          for (const [remove, card, seed] of changes) {
+            const id = `card-${card}`;
+            for (const index of [original, adopted]) {
+              if (remove) index.remove(id);
+              else index.upsert(id, textOf(seed));
+            }
+          }
+          expect(adopted.size).toBe(original.size);
+          for (const query of ['red deploy', 'note 3 blue', 'rolled back service', 'green']) {
+            expect(adopted.search(query, 10)).toEqual(original.search(query, 10));
+            expect(adopted.idealScore(query)).toBe(original.idealScore(query));
+          }
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it('exports the terms sorted, documents numbered by the given order', () => {
+    const index = createBm25Index();
+    index.upsert('a', 'green tea');
+    index.upsert('b', 'black tea');
+    const saved = bm25PostingAccess(index)!.export(['b', 'a']);
+    expect(saved.terms).toEqual([...saved.terms].sort());
+    const tea = saved.terms.indexOf('tea');
+    expect([...saved.documents.subarray(saved.starts[tea], saved.starts[tea + 1])].sort()).toEqual([
+      0, 1,
+    ]);
+    expect([...saved.lengths]).toEqual([2, 2]);
   });
 });

@@ -1,5 +1,16 @@
 import { InvalidArgumentError } from '../errors/index.js';
 import { analyzeText, type TextAnalyzer } from '../text/index.js';
+import {
+  type Bm25Postings,
+  newPosting,
+  type Posting,
+  push,
+  registerBm25PostingAccess,
+  sortedIndexOf,
+} from './bm25-postings.js';
+import { topHits } from './bm25-top-hits.js';
+
+export { type Bm25Postings, bm25PostingAccess } from './bm25-postings.js';
 
 export interface Bm25IndexOptions {
   /**
@@ -63,63 +74,6 @@ function countTerms(terms: readonly string[]): Map<string, number> {
   return counts;
 }
 
-/** One document as the index holds it: what a saved index stores instead of the text. */
-export interface Bm25Document {
-  length: number;
-  terms: string[];
-  counts: number[];
-}
-
-interface Bm25Documents {
-  get(id: string): Bm25Document | undefined;
-  /** Adds or replaces a document analysed earlier (by the same analyzer). */
-  put(id: string, document: Bm25Document): void;
-}
-
-const documentAccess = new WeakMap<Bm25Index, Bm25Documents>();
-
-/**
- * The analysed documents of an index of this module, for saving and loading an index without
- * analysing every text again (see `search-index-file.ts`). Undefined for any other index.
- */
-export function bm25Documents(index: Bm25Index): Bm25Documents | undefined {
-  return documentAccess.get(index);
-}
-
-/** The documents that contain one term: parallel arrays of slots and term frequencies. */
-interface Posting {
-  slots: Int32Array;
-  frequencies: Float32Array;
-  /** Entries in use, dead slots included (they are skipped, and dropped by `compact`). */
-  length: number;
-  /** Live documents that contain the term. */
-  documentFrequency: number;
-}
-
-function newPosting(): Posting {
-  return {
-    slots: new Int32Array(4),
-    frequencies: new Float32Array(4),
-    length: 0,
-    documentFrequency: 0,
-  };
-}
-
-function push(posting: Posting, slot: number, frequency: number): void {
-  if (posting.length === posting.slots.length) {
-    const slots = new Int32Array(posting.slots.length * 2);
-    slots.set(posting.slots);
-    const frequencies = new Float32Array(posting.slots.length * 2);
-    frequencies.set(posting.frequencies);
-    posting.slots = slots;
-    posting.frequencies = frequencies;
-  }
-  posting.slots[posting.length] = slot;
-  posting.frequencies[posting.length] = frequency;
-  posting.length++;
-  posting.documentFrequency++;
-}
-
 /**
  * Creates an empty BM25 (Okapi) index with Lucene's always-positive idf
  * `ln(1 + (N - df + 0.5) / (df + 0.5))`. Postings are kept per term, so a search touches only the
@@ -142,11 +96,22 @@ export function createBm25Index({
   let lengths = new Float64Array(16);
   // 1 for a slot holding a live document, 0 for a free or dead one.
   let alive = new Uint8Array(16);
-  const slotOf = new Map<string, number>();
+  // id → slot, built on first use after an adoption (a search that changes nothing never needs it).
+  const slotMap = new Map<string, number>();
+  let slotMapBuilt = true;
+  let documentCount = 0;
+  function slotOf(): Map<string, number> {
+    if (!slotMapBuilt) {
+      slotMapBuilt = true;
+      ids.forEach((id, slot) => {
+        if (id !== undefined && alive[slot] === 1) slotMap.set(id, slot);
+      });
+    }
+    return slotMap;
+  }
   const postings = new Map<string, Posting>();
-  // slot → its distinct terms and their counts, to keep document frequencies right on removal
+  // slot → its distinct terms, to keep document frequencies right on removal
   const documentTerms: Array<string[] | undefined> = [];
-  const documentCounts: Array<number[] | undefined> = [];
   let deadSlots = 0;
   let totalLength = 0;
   // Reused across searches: allocating (and page-faulting) arrays the size of the index on every
@@ -169,6 +134,7 @@ export function createBm25Index({
 
   /** Renumbers the live documents into consecutive slots and rebuilds the postings without dead ones. */
   function compact(): void {
+    adoptAllPostings();
     const renumbered = new Int32Array(ids.length).fill(-1);
     let next = 0;
     for (let slot = 0; slot < ids.length; slot++) {
@@ -178,8 +144,10 @@ export function createBm25Index({
       lengths[next] = lengths[slot]!;
       alive[next] = 1;
       documentTerms[next] = documentTerms[slot];
-      documentCounts[next] = documentCounts[slot];
-      slotOf.set(ids[next]!, next);
+      if (next < adoptedNumbers.length) {
+        adoptedNumbers[next] = slot < adoptedNumbers.length ? adoptedNumbers[slot]! : -1;
+      }
+      slotOf().set(ids[next]!, next);
       next++;
     }
     for (let slot = next; slot < ids.length; slot++) {
@@ -188,7 +156,6 @@ export function createBm25Index({
     }
     ids.length = next;
     documentTerms.length = next;
-    documentCounts.length = next;
     for (const [term, posting] of postings) {
       let kept = 0;
       for (let position = 0; position < posting.length; position++) {
@@ -204,18 +171,59 @@ export function createBm25Index({
     deadSlots = 0;
   }
 
+  // Adopted documents keep no term list: it is analysed again from their text when needed (a
+  // removal). Slot → the document's number in the adopted order (-1 for documents added since).
+  let adoptedTextOf: ((number: number) => string) | undefined;
+  let adoptedNumbers = new Int32Array(0);
+
+  function termsOf(slot: number): string[] {
+    const terms = documentTerms[slot];
+    if (terms) return terms;
+    return [...new Set(analyzer(adoptedTextOf!(adoptedNumbers[slot]!)))];
+  }
+
+  // Adopted postings become objects only when a term is used: making 100,000 of them up front
+  // would cost more than the rest of loading.
+  let adoptedPostings: Bm25Postings | undefined;
+
+  function postingOf(term: string): Posting | undefined {
+    const posting = postings.get(term);
+    if (posting || !adoptedPostings) return posting;
+    const number = sortedIndexOf(adoptedPostings.terms, term);
+    if (number < 0) return undefined;
+    const { starts, documents, frequencies } = adoptedPostings;
+    const start = starts[number]!;
+    const end = starts[number + 1]!;
+    // Views into the loaded arrays: a posting that grows later gets arrays of its own.
+    const adopted = {
+      slots: documents.subarray(start, end),
+      frequencies: frequencies.subarray(start, end),
+      length: end - start,
+      documentFrequency: end - start,
+    };
+    postings.set(term, adopted);
+    return adopted;
+  }
+
+  /** Every posting as an object (before a pass over all of them). */
+  function adoptAllPostings(): void {
+    if (!adoptedPostings) return;
+    for (const term of adoptedPostings.terms) postingOf(term);
+    adoptedPostings = undefined;
+  }
+
   function remove(id: string): boolean {
-    const slot = slotOf.get(id);
+    const slot = slotOf().get(id);
     if (slot === undefined) return false;
-    for (const term of documentTerms[slot]!) {
-      const posting = postings.get(term)!;
+    for (const term of termsOf(slot)) {
+      const posting = postingOf(term)!;
       posting.documentFrequency--;
     }
     totalLength -= lengths[slot]!;
     alive[slot] = 0;
     documentTerms[slot] = undefined;
-    documentCounts[slot] = undefined;
-    slotOf.delete(id);
+    slotOf().delete(id);
+    documentCount--;
     deadSlots++;
     if (deadSlots > 64 && deadSlots * 3 > ids.length) compact();
     return true;
@@ -224,10 +232,10 @@ export function createBm25Index({
   function upsert(id: string, text: string): void {
     const analyzed = analyzer(text);
     const terms = countTerms(analyzed);
-    insert(id, { length: analyzed.length, terms: [...terms.keys()], counts: [...terms.values()] });
+    insert(id, analyzed.length, [...terms.keys()], [...terms.values()]);
   }
 
-  function insert(id: string, { length, terms, counts }: Bm25Document): void {
+  function insert(id: string, length: number, terms: string[], counts: number[]): void {
     remove(id);
     const slot = ids.length;
     grow(slot);
@@ -235,11 +243,11 @@ export function createBm25Index({
     lengths[slot] = length;
     alive[slot] = 1;
     documentTerms[slot] = terms;
-    documentCounts[slot] = counts;
-    slotOf.set(id, slot);
+    slotOf().set(id, slot);
+    documentCount++;
     for (let position = 0; position < terms.length; position++) {
       const term = terms[position]!;
-      let posting = postings.get(term);
+      let posting = postingOf(term);
       if (!posting) {
         posting = newPosting();
         postings.set(term, posting);
@@ -256,7 +264,7 @@ export function createBm25Index({
         argument: 'k',
       });
     }
-    const count = slotOf.size;
+    const count = documentCount;
     if (k === 0 || count === 0) return [];
     const averageLength = totalLength / count || 1;
     if (scratch.length < ids.length) {
@@ -273,7 +281,7 @@ export function createBm25Index({
     const constantWeight = k1 * (1 - b);
     // A repeated query term counts once: questions rarely repeat words on purpose.
     for (const term of new Set(analyzer(query))) {
-      const posting = postings.get(term);
+      const posting = postingOf(term);
       if (!posting || posting.documentFrequency === 0) continue;
       const idf = inverseDocumentFrequency(posting.documentFrequency);
       const { slots, frequencies } = posting;
@@ -304,14 +312,14 @@ export function createBm25Index({
   }
 
   function inverseDocumentFrequency(documentFrequency: number): number {
-    const count = slotOf.size;
+    const count = documentCount;
     return Math.log(1 + (count - documentFrequency + 0.5) / (documentFrequency + 0.5));
   }
 
   function idealScore(query: string): number {
     let total = 0;
     for (const term of new Set(analyzer(query))) {
-      total += inverseDocumentFrequency(postings.get(term)?.documentFrequency ?? 0);
+      total += inverseDocumentFrequency(postingOf(term)?.documentFrequency ?? 0);
     }
     return total;
   }
@@ -320,105 +328,68 @@ export function createBm25Index({
     upsert,
     idealScore,
     remove,
-    has: (id) => slotOf.has(id),
+    has: (id) => slotOf().has(id),
     search,
     get size() {
-      return slotOf.size;
+      return documentCount;
     },
   };
-  documentAccess.set(index, {
-    get(id) {
-      const slot = slotOf.get(id);
-      if (slot === undefined) return undefined;
-      return { length: lengths[slot]!, terms: documentTerms[slot]!, counts: documentCounts[slot]! };
+  registerBm25PostingAccess(index, {
+    export(order) {
+      const numberOf = new Int32Array(ids.length).fill(-1);
+      const lengthsOut = new Uint32Array(order.length);
+      order.forEach((id, number) => {
+        const slot = slotOf().get(id);
+        if (slot === undefined) throw new Error(`no document ${id} in the index`);
+        numberOf[slot] = number;
+        lengthsOut[number] = lengths[slot]!;
+      });
+      adoptAllPostings();
+      const terms: string[] = [];
+      const starts: number[] = [0];
+      const documents: number[] = [];
+      const frequencies: number[] = [];
+      // Sorted, so that a loaded index finds a term by binary search without a map of them all.
+      const sorted = [...postings.keys()].sort((left, right) =>
+        left < right ? -1 : left > right ? 1 : 0,
+      );
+      for (const term of sorted) {
+        const posting = postings.get(term)!;
+        const before = documents.length;
+        for (let position = 0; position < posting.length; position++) {
+          const slot = posting.slots[position]!;
+          if (alive[slot] !== 1 || numberOf[slot]! < 0) continue;
+          documents.push(numberOf[slot]!);
+          frequencies.push(posting.frequencies[position]!);
+        }
+        if (documents.length === before) continue;
+        terms.push(term);
+        starts.push(documents.length);
+      }
+      return {
+        lengths: lengthsOut,
+        terms,
+        starts: Uint32Array.from(starts),
+        documents: Int32Array.from(documents),
+        frequencies: Float32Array.from(frequencies),
+      };
     },
-    put: insert,
+    adopt(order, saved, textOf) {
+      if (ids.length > 0) throw new Error('postings are adopted by an empty index only');
+      adoptedTextOf = textOf;
+      adoptedNumbers = Int32Array.from({ length: order.length }, (_, number) => number);
+      grow(order.length);
+      slotMapBuilt = false;
+      documentCount = order.length;
+      order.forEach((id, slot) => {
+        ids.push(id);
+        lengths[slot] = saved.lengths[slot]!;
+        alive[slot] = 1;
+        totalLength += saved.lengths[slot]!;
+      });
+      documentTerms.length = order.length;
+      adoptedPostings = saved;
+    },
   });
   return index;
-}
-
-/** Higher scores first; ties are broken by id so that results never depend on insertion order. */
-function compareHits(left: Bm25Hit, right: Bm25Hit): number {
-  return right.score - left.score || (left.id < right.id ? -1 : left.id > right.id ? 1 : 0);
-}
-
-/** The `k`-th largest of `values` (1-based), by selection in place: linear on average. */
-function kthLargest(values: Float64Array, k: number): number {
-  let low = 0;
-  let high = values.length - 1;
-  const target = k - 1;
-  while (low < high) {
-    const pivot = values[(low + high) >>> 1]!;
-    let left = low;
-    let right = high;
-    while (left <= right) {
-      while (values[left]! > pivot) left++;
-      while (values[right]! < pivot) right--;
-      if (left <= right) {
-        const swap = values[left]!;
-        values[left] = values[right]!;
-        values[right] = swap;
-        left++;
-        right--;
-      }
-    }
-    if (target <= right) high = right;
-    else if (target >= left) low = left;
-    else break;
-  }
-  return values[target]!;
-}
-
-/**
- * The best `k` of the matched slots, best first. Selects the k-th best score in linear time and
- * sorts only what ranks at or above it, so a query word most documents contain (a speaker's name)
- * costs a pass over its matches, not a sort of them; equal scores, common with short cards, are
- * ordered by id.
- */
-function topHits(
-  slots: Int32Array,
-  slotScores: Float64Array,
-  count: number,
-  k: number,
-  ids: ReadonlyArray<string | undefined>,
-  scratch: Float64Array,
-): Bm25Hit[] {
-  if (count <= k) {
-    const all: Bm25Hit[] = [];
-    for (let position = 0; position < count; position++) {
-      all.push({ id: ids[slots[position]!]!, score: slotScores[position]! });
-    }
-    return all.sort(compareHits);
-  }
-  // Selection reorders the values it is given: select on a copy.
-  scratch.set(slotScores.subarray(0, count));
-  const threshold = kthLargest(scratch.subarray(0, count), k);
-  const above: Bm25Hit[] = [];
-  // Of the matches that score exactly the threshold, the smallest ids: with short cards
-  // thousands can tie, so they are kept in a small sorted list instead of sorted whole.
-  const tied: string[] = [];
-  let room = k;
-  for (let position = 0; position < count; position++) {
-    if (slotScores[position]! > threshold) room--;
-  }
-  for (let position = 0; position < count; position++) {
-    const score = slotScores[position]!;
-    if (score > threshold) above.push({ id: ids[slots[position]!]!, score });
-    else if (score === threshold) {
-      const id = ids[slots[position]!]!;
-      if (tied.length === room && id >= tied[room - 1]!) continue;
-      let low = 0;
-      let high = tied.length;
-      while (low < high) {
-        const middle = (low + high) >>> 1;
-        if (tied[middle]! < id) low = middle + 1;
-        else high = middle;
-      }
-      tied.splice(low, 0, id);
-      if (tied.length > room) tied.pop();
-    }
-  }
-  above.sort(compareHits);
-  for (const id of tied) above.push({ id, score: threshold });
-  return above;
 }

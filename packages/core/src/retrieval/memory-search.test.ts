@@ -628,6 +628,8 @@ describe('createMemorySearch', () => {
           mode,
           embedder: createFixedEmbedder({ dimensions: 32 }),
           sequenceContext: { weight: 0.5, window: 2 },
+          // The query asks how long: without dates, no time-question boost changes the arithmetic.
+          dates: false,
         });
         const hits = await search.search(alice, query, { topK: 5 });
         const byId = new Map(hits.map((hit) => [hit.card.id, hit]));
@@ -640,9 +642,10 @@ describe('createMemorySearch', () => {
           // Only the question matched, so the next turns get exactly a half and a quarter of it.
           expect(answer.score).toBeCloseTo(question.score / 2, 10);
           expect(reply.score).toBeCloseTo(question.score / 4, 10);
-          // The turn three places later is out of the window, the turn before is never boosted.
+          // The turn three places later is out of the window; the turn before gets the default
+          // backward weight 0.2 of it.
           expect(byId.has('t4')).toBe(false);
-          expect(byId.get('t0')?.context).toBeUndefined();
+          expect(byId.get('t0')?.context).toBeCloseTo(question.score * 0.2, 10);
         }
       },
     );
@@ -670,7 +673,7 @@ describe('createMemorySearch', () => {
       expect(contents(facts)).toContain(turns[3]);
     });
 
-    it('rejects a weight outside (0, 1] and a window that is not a positive integer', () => {
+    it('rejects a weight outside (0, 1], a backward weight outside [0, 1] and a window that is not a positive integer', () => {
       const store = listingStore(() => []);
       for (const sequenceContext of [
         { weight: 0 },
@@ -678,6 +681,8 @@ describe('createMemorySearch', () => {
         { weight: Number.NaN },
         { window: 0 },
         { window: 1.5 },
+        { backwardWeight: -0.5 },
+        { backwardWeight: 2 },
       ]) {
         const error = thrown(() => createMemorySearch({ store, sequenceContext }));
         expect(InvalidArgumentError.isInstance(error)).toBe(true);

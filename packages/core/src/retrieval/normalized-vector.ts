@@ -37,3 +37,23 @@ export function normalizedVector(
   }
   return copy;
 }
+
+/** Dot product of two normalised vectors, clamped to the cosine's range. */
+export function cosine(left: Float32Array, right: Float32Array): number {
+  // Four running sums: independent additions pipeline far better than one serial chain.
+  let sum0 = 0;
+  let sum1 = 0;
+  let sum2 = 0;
+  let sum3 = 0;
+  const length = Math.min(left.length, right.length);
+  const end = length - (length % 4);
+  let position = 0;
+  for (; position < end; position += 4) {
+    sum0 += left[position]! * right[position]!;
+    sum1 += left[position + 1]! * right[position + 1]!;
+    sum2 += left[position + 2]! * right[position + 2]!;
+    sum3 += left[position + 3]! * right[position + 3]!;
+  }
+  for (; position < length; position++) sum0 += left[position]! * right[position]!;
+  return Math.max(-1, Math.min(1, sum0 + sum1 + sum2 + sum3));
+}

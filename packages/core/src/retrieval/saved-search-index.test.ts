@@ -185,6 +185,129 @@ describe('saved search indexes (file stores)', () => {
   });
 });
 
+describe('saved search indexes: loading without reading the card log', () => {
+  it('rebuilds an index of the older format once, with an event', async () => {
+    const root = await filledRoot();
+    await open(root).search.sync(scope);
+    const path = await savedIndexPath(root);
+    // A version-1 file: its magic bytes, then anything.
+    await writeFile(path, Buffer.concat([Buffer.from('CTXMSIX1', 'latin1'), Buffer.alloc(64)]));
+    const events: SearchIndexEvent[] = [];
+    const next = open(root, { events });
+    expect((await next.search.sync(scope)).embedded).toBe(notes.length);
+    expect(events).toEqual([expect.objectContaining({ type: 'search-index-rebuilt', path })]);
+    expect(events[0]!.message).toMatch(/older version/);
+    expect((await open(root, { events }).search.sync(scope)).embedded).toBe(0);
+    expect(events).toHaveLength(1);
+  });
+
+  it('rebuilds an index whose bytes changed (checksum)', async () => {
+    const root = await filledRoot();
+    await open(root).search.sync(scope);
+    const path = await savedIndexPath(root);
+    const bytes = await readFile(path);
+    const at = bytes.indexOf('"content":"Note 3');
+    expect(at).toBeGreaterThan(0);
+    bytes[at + 12] = 0x39;
+    await writeFile(path, bytes);
+    const events: SearchIndexEvent[] = [];
+    await open(root, { events }).search.sync(scope);
+    expect(events[0]!.message).toMatch(/checksum/);
+  });
+
+  it('reads only the lines appended since the save, not the whole log', async () => {
+    const root = await filledRoot();
+    await open(root).search.sync(scope);
+    // Change the first card in the log behind the store's back, far before the saved position
+    // (a store never rewrites a line in place): the saved index, not the log, answers for it.
+    const log = join(scopeFolder(root, scope), 'cards.jsonl');
+    const text = await readFile(log, 'utf8');
+    await writeFile(log, text.replace('Note 0: the red', 'Note 0: the tan'));
+    const [hit] = await open(root).search.search(scope, 'note 0 red deploy');
+    expect(hit?.card.content).toBe(notes[0]);
+  });
+
+  it('follows what other processes appended to the log, and a compacted log', async () => {
+    const root = await filledRoot();
+    await open(root).search.sync(scope);
+    // Another process adds, supersedes nothing, and removes.
+    const other = createFileMemoryStore({ root });
+    const [first] = await other.list(scope);
+    await other.add(scope, [{ content: 'The orange deploy of service 77 rolled back' }]);
+    await other.remove(scope, [first!.id]);
+
+    const memory = createInMemoryMemoryStore();
+    await memory.add(
+      scope,
+      (await other.list(scope)).map(({ content, type, tags }) => ({ content, type, tags })),
+    );
+    const expected = await createMemorySearch({ store: memory }).search(scope, 'orange deploy', {
+      topK: 3,
+    });
+
+    const next = open(root);
+    expect(await next.search.sync(scope)).toMatchObject({ cards: notes.length, embedded: 1 });
+    const hits = await next.search.search(scope, 'orange deploy', { topK: 3 });
+    expect(hits.map((hit) => [hit.card.content, hit.score])).toEqual(
+      expected.map((hit) => [hit.card.content, hit.score]),
+    );
+    const all = await next.search.search(scope, first!.content, { topK: 40 });
+    expect(all.map((hit) => hit.card.id)).not.toContain(first!.id);
+
+    // Removing most cards compacts the log (a new generation): the next process reads it whole.
+    const many = await other.list(scope);
+    await other.remove(
+      scope,
+      many.slice(0, 30).map((card) => card.id),
+    );
+    const after = open(root);
+    expect((await after.search.sync(scope)).cards).toBe(notes.length - 30);
+    expect((await after.search.search(scope, 'deploy', { topK: 40 })).length).toBe(
+      notes.length - 30,
+    );
+  });
+
+  it('saves no vectors for a large scope of the hashing embedder and embeds its candidates on demand', async () => {
+    const root = join(base, `root-${counter++}`);
+    const store = createFileMemoryStore({ root });
+    const words = ['amber', 'cobalt', 'jade', 'onyx', 'ruby', 'slate', 'topaz', 'umber'];
+    for (let start = 0; start < 5200; start += 1000) {
+      await store.add(
+        scope,
+        Array.from({ length: Math.min(1000, 5200 - start) }, (_, offset) => {
+          const index = start + offset;
+          return {
+            content: `Card ${index} ${words[index % 8]} ${words[(index * 3) % 8]} ${words[(index * 5 + 1) % 8]} deploy`,
+          };
+        }),
+      );
+    }
+    const first = open(root);
+    await first.search.sync(scope);
+    const queries = ['amber jade deploy', 'card 17 topaz', 'umber onyx cobalt'];
+    const expected = await Promise.all(
+      queries.map((query) => first.search.search(scope, query, { topK: 10 })),
+    );
+    const size = (await readFile(await savedIndexPath(root))).length;
+    // Cards, ids and postings only: 5,200 vectors of 384 floats would take 8 MB.
+    expect(size).toBeLessThan(2_000_000);
+
+    const next = open(root);
+    expect(await next.search.sync(scope)).toMatchObject({ cards: 5200, embedded: 0 });
+    for (const [position, query] of queries.entries()) {
+      const hits = await next.search.search(scope, query, { topK: 10 });
+      expect(hits.map((hit) => hit.card.id)).toEqual(expected[position]!.map((hit) => hit.card.id));
+      hits.forEach((hit, at) => {
+        const reference = expected[position]![at]!.vector;
+        if (reference === undefined) expect(hit.vector).toBeUndefined();
+        else expect(hit.vector).toBeCloseTo(reference, 6);
+      });
+    }
+    // Only candidates were embedded, not the scope.
+    expect(next.embedder.texts).toBeLessThan(1000);
+  });
+});
+
 describe('vector side of a lexical embedder', () => {
   // The vector side of a large scope ranks BM25's best matches only: every cosine it reports is
   // exact, the BM25 side is untouched, and the best hit ties with the full scan's on BM25.

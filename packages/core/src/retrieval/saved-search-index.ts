@@ -2,20 +2,22 @@
  * How memory search keeps its indexes of a scope beside a file store's cards, and starts from
  * them in a new process (see `search-index-file.ts` for the file). Used only with the default
  * analyzer and card text (functions cannot be compared across processes), and only for stores
- * that keep files (`memorySidecarPath`). The BM25 side is always saved; vectors only from the
- * default brute-force index (another index keeps its own vectors, or re-embeds).
+ * that keep files (`memorySidecarPath`). The cards and BM25 are always saved; vectors only from
+ * the default brute-force index, and not for a lexical embedder in a scope large enough that it
+ * scores only BM25's candidates (those are embedded on demand: faster than reading every vector).
  */
-import type { Embedder, MemoryIndex, MemoryStore, Scope } from '../contracts/index.js';
+import type { Embedder, MemoryCard, MemoryIndex, MemoryStore, Scope } from '../contracts/index.js';
+import type { CheckedLogPosition } from '../memory/card-log-position.js';
 import { memorySidecarPath } from '../memory/memory-sidecar.js';
 import type { TextAnalyzer } from '../text/index.js';
-import type { Bm25Document, Bm25Index } from './bm25-index.js';
-import { bm25Documents } from './bm25-index.js';
+import type { Bm25Index } from './bm25-index.js';
+import { bm25PostingAccess } from './bm25-index.js';
 import { adoptRows, indexedRows } from './brute-force-index.js';
 import { hash32 } from './hash-string.js';
+import type { Entry } from './scope-state.js';
 import {
   canSaveSearchIndex,
   readSearchIndexFile,
-  type SavedSearchEntry,
   type SavedSearchIndex,
   SearchIndexFileError,
   writeSearchIndexFile,
@@ -52,13 +54,17 @@ export interface OpenSavedIndexOptions {
   analyzer: TextAnalyzer;
   /** False with a custom analyzer or card text: nothing is saved or loaded. */
   enabled: boolean;
+  /** What else shapes the indexed text (such as date terms): part of the fingerprint. */
+  variant: string;
+  /** Whether the vectors of a scope of this many cards are read. */
+  wantVectors: (count: number) => boolean;
   onIndexEvent: (event: SearchIndexEvent) => void;
 }
 
 /**
  * Where the scope's indexes are saved, and what is saved there when it fits this search (same
- * embedder, same analysis). A damaged or stale file is reported and ignored (it is rebuilt and
- * saved over); a missing one is simply absent.
+ * embedder, same analysis). A damaged, stale or older file is reported and ignored (it is rebuilt
+ * and saved over); a missing one is simply absent.
  */
 export async function openSavedIndex({
   store,
@@ -66,13 +72,18 @@ export async function openSavedIndex({
   embedder,
   analyzer,
   enabled,
+  variant,
+  wantVectors,
   onIndexEvent,
 }: OpenSavedIndexOptions): Promise<{ location?: SavedIndexLocation; saved?: SavedSearchIndex }> {
   if (!enabled || !canSaveSearchIndex) return {};
   const name = `search-index-${hash32(embedder.id).toString(16).padStart(8, '0')}.bin`;
   const path = memorySidecarPath(store, scope, name);
   if (path === undefined) return {};
-  const location = { path, analyzer: fingerprint(analyzer) };
+  const location = {
+    path,
+    analyzer: variant === '' ? fingerprint(analyzer) : `${fingerprint(analyzer)} +${variant}`,
+  };
   const rebuilt = (reason: string) => {
     onIndexEvent({
       type: 'search-index-rebuilt',
@@ -84,10 +95,10 @@ export async function openSavedIndex({
   };
   let saved: SavedSearchIndex | undefined;
   try {
-    saved = await readSearchIndexFile(path);
+    saved = await readSearchIndexFile(path, wantVectors);
   } catch (error) {
-    if (!(error instanceof SearchIndexFileError)) throw error;
-    return rebuilt(`cannot be read (${error.message})`);
+    if (!SearchIndexFileError.isInstance(error)) throw error;
+    return rebuilt(error.message);
   }
   if (!saved) return { location };
   if (saved.embedderId !== embedder.id || saved.dimensions !== embedder.dimensions) {
@@ -97,44 +108,111 @@ export async function openSavedIndex({
   return { location, saved };
 }
 
-/** The saved BM25 document of a card, when it was saved for the same text. */
-export function savedDocument(
-  saved: SavedSearchIndex | undefined,
-  id: string,
-  hash: string,
-): Bm25Document | undefined {
-  const entry = saved?.entries.get(id);
-  return entry?.hash === hash ? entry.document : undefined;
+/** What an entry indexes of a card: the text that is embedded, and its date terms. */
+export type EntryTexts = (card: MemoryCard) => { text: string; dateTerms: string };
+
+/** The text BM25 indexes for an entry: its text, then its date terms. */
+export function keywordText({ text, dateTerms }: { text: string; dateTerms: string }): string {
+  return dateTerms === '' ? text : `${text}\n${dateTerms}`;
+}
+
+/** What the saved entries of one loaded index share. */
+interface SavedEntrySource {
+  saved: SavedSearchIndex;
+  textsOf: EntryTexts;
+}
+
+/** A saved card, parsed (and its texts derived) only when it is used. */
+class SavedEntry implements Entry {
+  private parsed: MemoryCard | undefined;
+  private texts: { text: string; dateTerms: string } | undefined;
+
+  constructor(
+    private readonly source: SavedEntrySource,
+    private readonly number: number,
+  ) {}
+
+  get hash(): string {
+    return this.source.saved.hash(this.number);
+  }
+
+  get card(): MemoryCard {
+    this.parsed ??= JSON.parse(this.source.saved.cards.json(this.number)) as MemoryCard;
+    return this.parsed;
+  }
+
+  /** Only ever given a card of the same texts (metadata changed). */
+  set card(card: MemoryCard) {
+    this.parsed = card;
+  }
+
+  get text(): string {
+    this.texts ??= this.source.textsOf(this.card);
+    return this.texts.text;
+  }
+
+  get dateTerms(): string {
+    this.texts ??= this.source.textsOf(this.card);
+    return this.texts.dateTerms;
+  }
+
+  /** The card as JSON: the saved text itself while the card was not replaced. */
+  json(): string {
+    return this.parsed ? JSON.stringify(this.parsed) : this.source.saved.cards.json(this.number);
+  }
 }
 
 /**
- * Puts the saved vectors of `cards` (id and current text hash) into `index`, when it is the
- * default brute-force index and holds nothing of the scope yet. Returns the ids whose vectors
- * were loaded (the others must be embedded).
+ * The saved cards as entries (in their saved order) and BM25 filled with their saved postings:
+ * nothing is parsed or analysed until a card is used.
  */
-export function useSavedIndex(
+export function adoptSavedIndex(
+  saved: SavedSearchIndex,
+  bm25: Bm25Index,
+  textsOf: EntryTexts,
+): Map<string, Entry> | undefined {
+  const access = bm25PostingAccess(bm25);
+  if (!access) return undefined;
+  const entries = new Map<string, Entry>();
+  const source = { saved, textsOf };
+  const adopted = saved.ids.map((id, number) => {
+    const entry = new SavedEntry(source, number);
+    entries.set(id, entry);
+    return entry;
+  });
+  // The text BM25 adopted, even once the entry is replaced by a newer card.
+  access.adopt(saved.ids, saved.postings, (number) => keywordText(adopted[number]!));
+  return entries;
+}
+
+/**
+ * Puts the saved vectors of the saved cards into `index`, when it is the default brute-force
+ * index, holds nothing of the scope yet, and the vectors were read. Returns the ids whose vectors
+ * were loaded (the others must be embedded, or are embedded on demand).
+ */
+export function useSavedVectors(
   saved: SavedSearchIndex,
   index: MemoryIndex,
   scopeKey: string,
-  cards: Iterable<{ id: string; hash: string }>,
 ): string[] {
+  const { vectors, dimensions, rows: rowOf } = saved;
+  if (!vectors) return [];
   const ids: string[] = [];
   const rows: number[] = [];
-  for (const { id, hash } of cards) {
-    const entry = saved.entries.get(id);
-    if (entry?.hash !== hash || entry.row < 0) continue;
+  saved.ids.forEach((id, number) => {
+    const row = rowOf[number]!;
+    if (row < 0) return;
     ids.push(id);
-    rows.push(entry.row);
-  }
-  const { dimensions } = saved;
+    rows.push(row);
+  });
   // The saved rows in place when they are exactly the ones needed, in order (the usual case).
   const inPlace =
-    rows.length * dimensions === saved.vectors.length && rows.every((row, at) => row === at);
-  let matrix = saved.vectors;
+    rows.length * dimensions === vectors.length && rows.every((row, at) => row === at);
+  let matrix = vectors;
   if (!inPlace) {
     matrix = new Float32Array(rows.length * dimensions);
     rows.forEach((row, at) => {
-      matrix.set(saved.vectors.subarray(row * dimensions, (row + 1) * dimensions), at * dimensions);
+      matrix.set(vectors.subarray(row * dimensions, (row + 1) * dimensions), at * dimensions);
     });
   }
   return adoptRows(index, ids, matrix, scopeKey) ? ids : [];
@@ -147,8 +225,12 @@ export interface SaveScopeIndexOptions {
   embedder: Embedder;
   bm25: Bm25Index;
   index: MemoryIndex;
-  /** The scope's cards: id, current text hash, and whether its vector in `index` is of that text. */
-  cards: Iterable<{ id: string; hash: string; embedded: boolean }>;
+  /** The scope's cards by id, and whether the vector of each in `index` is of its current text. */
+  entries: Iterable<{ id: string; entry: Entry; embedded: boolean }>;
+  /** Where the store's log stood for these cards. */
+  log?: CheckedLogPosition;
+  /** False when the vectors are not worth saving (see the top of this file). */
+  withVectors: boolean;
   onIndexEvent: (event: SearchIndexEvent) => void;
 }
 
@@ -160,30 +242,43 @@ export async function saveScopeIndex({
   embedder,
   bm25,
   index,
-  cards,
+  entries,
+  log,
+  withVectors,
   onIndexEvent,
 }: SaveScopeIndexOptions): Promise<boolean> {
-  const documents = bm25Documents(bm25);
-  if (!documents) return false;
-  const entries = new Map<string, SavedSearchEntry>();
+  const access = bm25PostingAccess(bm25);
+  if (!access) return false;
+  const ids: string[] = [];
+  const hashes: string[] = [];
+  const cardJson: string[] = [];
   const embeddedIds: string[] = [];
-  for (const { id, hash, embedded } of cards) {
-    const document = documents.get(id);
-    if (!document) continue;
-    entries.set(id, { hash, document, row: embedded ? embeddedIds.length : -1 });
-    if (embedded) embeddedIds.push(id);
+  const rows: number[] = [];
+  for (const { id, entry, embedded } of entries) {
+    ids.push(id);
+    hashes.push(entry.hash);
+    // A card loaded from the saved index and not used since is written back without parsing it.
+    cardJson.push(entry instanceof SavedEntry ? entry.json() : JSON.stringify(entry.card));
+    const vector = withVectors && embedded;
+    rows.push(vector ? embeddedIds.length : -1);
+    if (vector) embeddedIds.push(id);
   }
   let vectors = indexedRows(index, embeddedIds, scopeKey);
   if (!vectors) {
     vectors = new Float32Array(0);
-    for (const entry of entries.values()) entry.row = -1;
+    rows.fill(-1);
   }
   try {
     await writeSearchIndexFile(location.path, {
       embedderId: embedder.id,
       dimensions: embedder.dimensions,
       analyzer: location.analyzer,
-      entries,
+      ...(log ? { log } : {}),
+      ids,
+      hashes,
+      cardJson,
+      postings: access.export(ids),
+      rows: Int32Array.from(rows),
       vectors,
     });
     return true;

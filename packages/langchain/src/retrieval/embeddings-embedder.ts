@@ -1,4 +1,5 @@
 import { type Embedder, InvalidArgumentError } from '@ctxmem/core';
+import { raceSignal } from '@ctxmem/core/adapter-kit';
 import type { EmbeddingsInterface } from '@langchain/core/embeddings';
 
 export interface LangChainEmbedderOptions {
@@ -43,28 +44,6 @@ export function normalizedVector(vector: readonly number[], dimensions: number):
   return result;
 }
 
-function abortable<Result>(
-  promise: Promise<Result>,
-  signal: AbortSignal | undefined,
-): Promise<Result> {
-  if (!signal) return promise;
-  signal.throwIfAborted();
-  return new Promise<Result>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
-}
-
 /**
  * A ctxmem `Embedder` over a LangChain `Embeddings` model (`embedDocuments`), with L2-normalised
  * vectors, for `createMemorySearch({ embedder })` and memory indexes. LangChain calls cannot be
@@ -95,7 +74,7 @@ export function langChainEmbedder(
     dimensions,
     async embed(texts, { abortSignal } = {}) {
       if (texts.length === 0) return [];
-      const vectors = await abortable(embeddings.embedDocuments([...texts]), abortSignal);
+      const vectors = await raceSignal(embeddings.embedDocuments([...texts]), abortSignal);
       if (!Array.isArray(vectors) || vectors.length !== texts.length) {
         throw new InvalidArgumentError({
           message: `The embedding model returned ${Array.isArray(vectors) ? vectors.length : 'no'} vectors for ${texts.length} texts`,

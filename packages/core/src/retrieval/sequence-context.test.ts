@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import type { ScopeState } from './scope-state.js';
+import { passOnContext } from './sequence-context.js';
+
+/** A scope state whose sequence is already known: only `sequence` is read. */
+function stateWith(ids: string[]): ScopeState {
+  return {
+    sequence: { ids, positions: new Map(ids.map((id, position) => [id, position])) },
+  } as ScopeState;
+}
+
+describe('passOnContext', () => {
+  const state = stateWith(['a', 'b', 'c', 'd']);
+
+  it('passes weight ^ d of a score to the cards up to window places after it', () => {
+    const passed = passOnContext(state, new Map([['a', 1]]), () => true, {
+      weight: 0.5,
+      window: 2,
+      backwardWeight: 0,
+    });
+    expect(passed).toEqual(
+      new Map([
+        ['b', 0.5],
+        ['c', 0.25],
+      ]),
+    );
+  });
+
+  it('sums what several cards pass on, skips excluded cards without closing the gap, and ignores zero scores', () => {
+    const scores = new Map([
+      ['a', 1],
+      ['b', 0.4],
+      ['c', 0],
+    ]);
+    const input = new Map(scores);
+    const passed = passOnContext(state, scores, (id) => id !== 'b', {
+      weight: 0.5,
+      window: 2,
+      backwardWeight: 0,
+    });
+    expect([...passed.keys()].sort()).toEqual(['c', 'd']);
+    expect(passed.get('c')).toBeCloseTo(0.25 + 0.2);
+    expect(passed.get('d')).toBeCloseTo(0.1);
+    expect(scores).toEqual(input);
+  });
+
+  it('stops at the end of the sequence and ignores unknown ids', () => {
+    const passed = passOnContext(
+      state,
+      new Map([
+        ['d', 1],
+        ['z', 1],
+      ]),
+      () => true,
+      { weight: 1, window: 3, backwardWeight: 0 },
+    );
+    expect(passed.size).toBe(0);
+  });
+
+  it('passes backwardWeight ^ d of a score to the cards before it, stopping at the start', () => {
+    const passed = passOnContext(state, new Map([['b', 1]]), () => true, {
+      weight: 0.5,
+      window: 2,
+      backwardWeight: 0.2,
+    });
+    expect([...passed.keys()].sort()).toEqual(['a', 'c', 'd']);
+    expect(passed.get('a')).toBeCloseTo(0.2);
+    expect(passed.get('c')).toBeCloseTo(0.5);
+    expect(passed.get('d')).toBeCloseTo(0.25);
+  });
+});
