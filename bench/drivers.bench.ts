@@ -495,7 +495,7 @@ export const run: BenchRun = async ({ quick }) => {
       title: 'Drivers: memory cards, add and search, one operation at a time',
       rows: memoryRows,
       notes: [
-        `Every add de-duplicates against all current cards of the scope: the file store under a file lock with fsync; PostgreSQL and Redis merge into the scope's cards indexed in memory, catch up with other writers by reading only the cards changed since, and commit with a compare-and-set on the scope's revision (one statement, one script). Search is core's BM25 search (createMemorySearch, mode bm25), which lists the scope's cards on every call; the tsvector row is PostgreSQL searching on the server through its GIN index. Servers on loopback; PostgreSQL runs with fsync=off as in the tests.`,
+        `Every add de-duplicates against all current cards of the scope: the file store under a file lock with fsync; PostgreSQL and Redis merge into the scope's cards indexed in memory and commit in one round trip (a PL/pgSQL function, a Lua script) unless a card written since carries a key the merge looked up (driver-kit's conflict keys), receiving the other writers' cards with the answer. Search is core's BM25 search (createMemorySearch, mode bm25), which lists the scope's cards on every call; the tsvector row is PostgreSQL searching on the server through its GIN index. Servers on loopback; PostgreSQL runs with fsync=off as in the tests.`,
         ...skipped,
       ],
     },
@@ -508,7 +508,7 @@ export const run: BenchRun = async ({ quick }) => {
       title: `Drivers: ${writers} writers adding to one scope at once`,
       rows: writerRows,
       notes: [
-        `${writers} writer processes (each with its own stores and connection, as ${writers} application instances would have), each adding ${writerAdds} cards one at a time to the same scope, all starting at one instant; adds/s counts every card over the time from that start to the last writer's end. Every add de-duplicates against the whole scope (PostgreSQL and Redis catch up with the other writers' cards incrementally and commit with a compare-and-set on the scope's revision). "cards stored" must equal "cards added" (nothing lost or merged away). Target of issue 14: >= 1,000 adds/s on PostgreSQL and Redis. A shared 2-core machine here: the ${writers} processes, the servers and other work share it.`,
+        `${writers} writer processes (each with its own stores and connection, as ${writers} application instances would have), each adding ${writerAdds} cards one at a time to the same scope, all starting at one instant; adds/s counts every card over the time from that start to the last writer's end. Every add de-duplicates against the whole scope (PostgreSQL and Redis commit unless a card another writer stored since could change the merge, by driver-kit's conflict keys, so unrelated adds do not merge again). "cards stored" must equal "cards added" (nothing lost or merged away). Target of issue 14: >= 1,000 adds/s on PostgreSQL and Redis. A shared 2-core machine here: the ${writers} processes, the servers and other work share it.`,
         ...skipped,
       ],
     },

@@ -1,5 +1,7 @@
-import { CtxmemError, InvalidArgumentError, StorageError } from '@ctxmem/core';
+import { InvalidArgumentError } from '@ctxmem/core';
 import {
+  assertConnectionTarget,
+  databaseErrors,
   guardErrorEvents,
   isErrorEventEmitter,
   isSocketErrorCode,
@@ -80,21 +82,16 @@ export function assertConnectionOptions({
   pool,
   connectionString,
 }: PostgresConnectionOptions): void {
-  if (pool !== undefined) {
-    if (pool === null || typeof pool.query !== 'function' || typeof pool.connect !== 'function') {
-      throw new InvalidArgumentError({
-        message: '`pool` must be a pg Pool (an object with query() and connect()).',
-        argument: 'pool',
-      });
-    }
-    return;
-  }
-  if (typeof connectionString !== 'string' || connectionString === '') {
-    throw new InvalidArgumentError({
-      message: 'Pass a pg Pool as `pool`, or a PostgreSQL URL as `connectionString`.',
-      argument: 'pool',
-    });
-  }
+  assertConnectionTarget({
+    given: pool,
+    usable: (given) =>
+      typeof (given as PostgresPool).query === 'function' &&
+      typeof (given as PostgresPool).connect === 'function',
+    argument: 'pool',
+    invalid: '`pool` must be a pg Pool (an object with query() and connect()).',
+    url: connectionString,
+    missing: 'Pass a pg Pool as `pool`, or a PostgreSQL URL as `connectionString`.',
+  });
 }
 
 /**
@@ -163,33 +160,23 @@ function isConnectionLoss(code: unknown, message: string): boolean {
 
 /**
  * Wraps a database failure in a `StorageError` that says what was being done, PostgreSQL's
- * message and SQLSTATE, and a hint for the usual cause. ctxmem errors pass through unchanged.
+ * message and SQLSTATE, and a hint for the usual cause (`withStorageErrors` runs work and maps
+ * what it throws). ctxmem errors pass through unchanged.
  */
-export function toStorageError(error: unknown, action: string): CtxmemError {
-  if (CtxmemError.isInstance(error)) return error;
-  const { code, message } = (error ?? {}) as PostgresErrorLike;
-  const detail = typeof message === 'string' ? message : String(error);
-  const hint =
-    (typeof code === 'string' ? HINTS[code] : undefined) ??
-    (isConnectionLoss(code, detail) ? CONNECTION_LOST : undefined);
-  return new StorageError({
-    message: `PostgreSQL could not ${action}: ${detail}${typeof code === 'string' ? ` (${code})` : ''}${hint ? `; ${hint}.` : ''}`,
-    path: undefined,
-    cause: error,
-  });
-}
-
-/** Runs database work and maps what it throws with `toStorageError`. */
-export async function withStorageErrors<Result>(
-  action: string,
-  work: () => Promise<Result>,
-): Promise<Result> {
-  try {
-    return await work();
-  } catch (error) {
-    throw toStorageError(error, action);
-  }
-}
+export const { toStorageError, withStorageErrors } = databaseErrors({
+  database: 'PostgreSQL',
+  describe(error) {
+    const { code, message } = (error ?? {}) as PostgresErrorLike;
+    const detail = typeof message === 'string' ? message : String(error);
+    const hint =
+      (typeof code === 'string' ? HINTS[code] : undefined) ??
+      (isConnectionLoss(code, detail) ? CONNECTION_LOST : undefined);
+    return {
+      detail,
+      suffix: `${typeof code === 'string' ? ` (${code})` : ''}${hint ? `; ${hint}.` : ''}`,
+    };
+  },
+});
 
 /**
  * Runs `work` in a transaction on one pooled client: committed when it resolves, rolled back

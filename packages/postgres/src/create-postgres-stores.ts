@@ -1,11 +1,7 @@
-import type { Clock, CompleteHistoryStore, OffloadStore, ScopeField } from '@ctxmem/core';
 import {
-  generateCardId,
-  generateMessageId,
-  type LeaseStore,
-  safeIdGenerator,
-  systemClock,
-  validateRequiredScope,
+  type DriverStores,
+  type DriverStoresOptions,
+  resolveDriverOptions,
 } from '@ctxmem/core/driver-kit';
 import {
   assertConnectionOptions,
@@ -22,40 +18,9 @@ import { createPostgresLeases } from './postgres-leases.js';
 import { createPostgresMemoryStore, type PostgresMemoryStore } from './postgres-memory-store.js';
 import { createPostgresOffloadStore } from './postgres-offload-store.js';
 
-export interface PostgresStoresOptions extends PostgresConnectionOptions {
-  /**
-   * Scope fields every call must carry (multi-user mode): a scope without one of them is rejected
-   * with `ScopeRequiredError` instead of reaching shared data.
-   * @default []
-   */
-  requiredScope?: ScopeField[];
-  /**
-   * Source of `createdAt` / `updatedAt` timestamps.
-   * @default the system clock
-   */
-  clock?: Clock;
-  /**
-   * Creates the id of a message appended without one.
-   * @default `msg_` followed by a random UUID
-   */
-  generateMessageId?: () => string;
-  /**
-   * Creates the id of a new memory card.
-   * @default a random UUID
-   */
-  generateCardId?: () => string;
-}
+export interface PostgresStoresOptions extends PostgresConnectionOptions, DriverStoresOptions {}
 
-export interface PostgresStores {
-  history: CompleteHistoryStore;
-  offload: OffloadStore;
-  memory: PostgresMemoryStore;
-  /**
-   * Expiring claims on a job of a scope, shared by every instance (see driver-kit's `LeaseStore`):
-   * e.g. `tryAcquire(scope, 'compaction', 60_000)` before summarizing, so two instances
-   * compacting one session do not both call the summarizer.
-   */
-  leases: LeaseStore;
+export interface PostgresStores extends DriverStores<PostgresMemoryStore> {
   /**
    * Creates or upgrades the tables (see `MIGRATIONS`). Run it once at deploy or start-up; it is
    * idempotent and safe to run from several processes at once.
@@ -85,13 +50,10 @@ export function createPostgresStores({
   pool,
   connectionString,
   schema = 'ctxmem',
-  requiredScope = [],
-  clock = systemClock,
-  generateMessageId: messageIds = generateMessageId,
-  generateCardId: cardIds = generateCardId,
+  ...options
 }: PostgresStoresOptions = {}): PostgresStores {
   const quotedSchema = quoteIdentifier(schema, 'schema');
-  const required = validateRequiredScope(requiredScope);
+  const { required, clock, messageIds, cardIds } = resolveDriverOptions(options);
   let opened: Promise<ResolvedPool> | undefined;
   let closed = false;
   const connection = (): Promise<PostgresPool> => {
@@ -106,13 +68,10 @@ export function createPostgresStores({
   assertConnectionOptions({ pool, connectionString });
   const context: StoreContext = { pool: connection, schema: quotedSchema, required, clock };
   return {
-    history: createPostgresHistoryStore(
-      context,
-      safeIdGenerator(messageIds, 'generated message id'),
-    ),
+    history: createPostgresHistoryStore(context, messageIds),
     offload: createPostgresOffloadStore(context),
     leases: createPostgresLeases(context),
-    memory: createPostgresMemoryStore(context, safeIdGenerator(cardIds, 'generated card id')),
+    memory: createPostgresMemoryStore(context, cardIds),
     async migrate() {
       return migrateSchema(await connection(), schema, quotedSchema);
     },

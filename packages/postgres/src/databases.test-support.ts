@@ -19,6 +19,8 @@ export interface TestDatabase {
   pool: PostgresPool;
   /** Stores in a new, migrated schema. */
   stores(options?: Omit<PostgresStoresOptions, 'pool' | 'schema'>): Promise<PostgresStores>;
+  /** `count` sets of stores over one new, migrated schema, as `count` application instances. */
+  instances(count: number): Promise<PostgresStores[]>;
   /** A schema name no other test uses. */
   uniqueSchema(): string;
   /** Drops the schemas made so far and closes the connection. */
@@ -40,6 +42,12 @@ function testDatabase(name: string, pool: PostgresPool, close: () => Promise<voi
       const stores = createPostgresStores({ ...options, pool, schema: uniqueSchema() });
       await stores.migrate();
       return stores;
+    },
+    async instances(count) {
+      const schema = uniqueSchema();
+      const opened = Array.from({ length: count }, () => createPostgresStores({ pool, schema }));
+      await opened[0]?.migrate();
+      return opened;
     },
     async cleanup() {
       for (const schema of schemas.splice(0)) {

@@ -1,4 +1,5 @@
 import { StorageError } from '@ctxmem/core';
+import { commitMemoryCardsFunction } from './commit-memory-cards.js';
 import { inTransaction, type PostgresPool, withStorageErrors } from './connection.js';
 
 /** One step of the schema. Steps are never edited once released: changes are new steps. */
@@ -102,6 +103,32 @@ export const MIGRATIONS: readonly Migration[] = [
         expires_at timestamptz NOT NULL,
         PRIMARY KEY (scope_key, name)
       )`,
+    ],
+  },
+  {
+    version: 5,
+    description:
+      'memory card conflict keys: adds to one scope commit unless a change since matters',
+    // An add merges against the cards its process has cached, then commits through
+    // `commit_memory_cards` in one round trip. The function takes the scope's row lock (held to
+    // commit, so the commits of a scope run one at a time) and commits unless a card written since
+    // the merge's revision carries a key the merge looked up (driver-kit's conflict keys): writers
+    // adding unrelated cards to one scope no longer make each other merge again.
+    // `memory_card_keys` holds the last revision that wrote each key. `keyed_revision` is the last
+    // revision written with keys and `keys_from` the first revision from which every write has
+    // them: a write by an older version of this package (no keys) makes callers older than it
+    // compare revisions exactly. A volatile PL/pgSQL function takes a new snapshot for each
+    // statement, so what it reads after the lock includes every commit before it.
+    statements: (schema) => [
+      `ALTER TABLE ${schema}.memory_scopes ADD COLUMN keyed_revision bigint NOT NULL DEFAULT -1,
+        ADD COLUMN keys_from bigint NOT NULL DEFAULT 0`,
+      `CREATE TABLE ${schema}.memory_card_keys (
+        scope_key text NOT NULL,
+        conflict_key text NOT NULL,
+        revision bigint NOT NULL,
+        PRIMARY KEY (scope_key, conflict_key)
+      )`,
+      commitMemoryCardsFunction(schema),
     ],
   },
 ];

@@ -1,25 +1,19 @@
+import { InvalidArgumentError, type MemoryCard, type MemoryStore, type Scope } from '@ctxmem/core';
 import {
-  InvalidArgumentError,
-  type MemoryCard,
-  type MemoryCardDraft,
-  type MemoryStore,
-  type Scope,
-  StorageError,
-} from '@ctxmem/core';
-import {
+  addSynced,
+  applyRemoval,
   assertCardIds,
-  assertSafeId,
-  cardNotFound,
   cardSearchText,
   createKeyedQueue,
   createSyncedCardCache,
   decodeCard,
   encodeCard,
+  getStoredCard,
   isoNow,
-  mergeSynced,
-  rollBack,
+  listedCards,
   type SyncedCards,
-  type SyncedMerge,
+  type SyncedCommit,
+  type SyncedCommitOutcome,
   validateDrafts,
 } from '@ctxmem/core/driver-kit';
 import { inTransaction, type PostgresQueryable, withStorageErrors } from './connection.js';
@@ -45,14 +39,6 @@ export interface PostgresMemoryStore extends MemoryStore {
   searchKeywords(scope: Scope, query: string, k?: number): Promise<KeywordHit[]>;
 }
 
-/**
- * How long, in ms, adds to a scope take its lock at once after an add met another writer: under
- * contention an optimistic commit mostly loses, and costs a round trip before the lock anyway.
- */
-const CONTENDED_MS = 1_000;
-/** Scopes remembered as contended. */
-const CONTENDED_SCOPES = 1_000;
-
 /** A stored card as a catch-up read returns it. */
 interface ChangedRow {
   id: string;
@@ -69,12 +55,14 @@ interface ChangedRow {
  * Each store keeps the scopes it uses indexed in memory (core's card index, see
  * `@ctxmem/core/driver-kit`'s synced cards) and catches up by reading only the cards written after
  * the revision it has. `add` merges the drafts into that index with core's rules (no model call)
- * and commits with one statement that moves the scope's revision only if it is still the one the
- * merge saw, writing the new and changed cards with it; when another writer got there first, it
- * reads what changed, puts back what it touched, and merges again. So an add neither reads nor
- * compares against the whole scope, writers of one scope in any process never lose or duplicate a
- * card, the scope's row is locked only while that one statement runs, and readers never wait.
- * `remove` moves the scope's reset revision: caches older than it read the scope again.
+ * and commits with one call of `commit_memory_cards` (see `commit-memory-cards.ts`): under the
+ * scope's row lock, held only while that statement runs, it writes the cards unless a card written
+ * since the merge's revision carries a key the merge looked up (driver-kit's conflict keys), and
+ * answers with the cards other writers committed meanwhile. Otherwise it answers with what changed
+ * and the stored form of what the merge touched, and the add merges again. So an add neither reads
+ * nor compares against the whole scope, writers adding unrelated cards to one scope do not make
+ * each other merge again, writers of one scope never lose or duplicate a card, and readers never
+ * wait. `remove` moves the scope's reset revision: caches older than it read the scope again.
  */
 export function createPostgresMemoryStore(
   context: StoreContext,
@@ -85,12 +73,6 @@ export function createPostgresMemoryStore(
   // Calls of this process on one scope run one at a time: the cached cards hold an add's merge
   // until it commits, which no other call may merge into or list.
   const queued = createKeyedQueue();
-
-  const copy = (card: MemoryCard): MemoryCard => ({
-    ...card,
-    tags: [...card.tags],
-    scope: { ...card.scope },
-  });
 
   const decodeRow = (row: { id: string; card: string }, key: string, scope: Scope) =>
     decodeCard(row.card, scope, `memory card ${row.id} of ${key}`);
@@ -147,142 +129,51 @@ export function createPostgresMemoryStore(
     });
   }
 
-  /**
-   * Writes `cards` at the revision after `expected`, only if the scope is still at `expected`.
-   * Returns the new revision, or undefined when another writer moved the scope first.
-   */
+  /** Commits an add's merge with `commit_memory_cards` (see `commit-memory-cards.ts`). */
   async function commit(
-    queryable: PostgresQueryable,
     key: string,
-    expected: number,
-    cards: readonly MemoryCard[],
-  ): Promise<number | undefined> {
-    const { rows } = await queryable.query(
-      `WITH bump AS (
-         INSERT INTO ${schema}.memory_scopes AS current (scope_key, revision) VALUES ($1, $2 + 1)
-         ON CONFLICT (scope_key) DO UPDATE SET revision = current.revision + 1
-           WHERE current.revision = $2
-         RETURNING revision
-       ), written AS (
-         INSERT INTO ${schema}.memory_cards AS target
-           (scope_key, id, card, superseded_by, search_text, search, revision)
-         SELECT $1, item.id, item.card, item.superseded_by, item.search_text,
-           item.search::tsvector, bump.revision
-         FROM bump CROSS JOIN
-           unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
-             WITH ORDINALITY AS item(id, card, superseded_by, search_text, search, ordinality)
-         ORDER BY item.ordinality
-         ON CONFLICT (scope_key, id) DO UPDATE SET card = excluded.card,
-           superseded_by = excluded.superseded_by, search_text = excluded.search_text,
-           search = excluded.search, revision = excluded.revision
-         RETURNING 1
-       )
-       SELECT bump.revision::text AS revision, (SELECT count(*) FROM written) AS written
-       FROM bump`,
+    scope: Scope,
+    { revision, writes, lookedUp, writtenKeys }: SyncedCommit,
+  ): Promise<SyncedCommitOutcome> {
+    const pool = await context.pool();
+    const { rows } = await pool.query(
+      `SELECT committed, revision::text AS revision, complete, id, card, changed
+       FROM ${schema}.commit_memory_cards($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
       [
         key,
-        expected,
-        cards.map((card) => card.id),
-        cards.map(encodeCard),
-        cards.map((card) => card.supersededBy ?? null),
-        cards.map(cardSearchText),
-        cards.map((card) => keywordVector(cardSearchText(card))),
+        revision,
+        [...lookedUp],
+        writes.map((card) => card.id),
+        writes.map(encodeCard),
+        writes.map((card) => card.supersededBy ?? null),
+        writes.map(cardSearchText),
+        writes.map((card) => keywordVector(cardSearchText(card))),
+        [...writtenKeys],
       ],
     );
-    const row = rows[0] as { revision: string } | undefined;
-    return row ? Number(row.revision) : undefined;
-  }
-
-  /** Scopes whose last add met another writer, until when: their adds take the lock at once. */
-  const contended = new Map<string, number>();
-
-  /** `add` once the calls before it on the scope are done. */
-  async function addQueued(
-    resolved: { key: string; scope: Scope },
-    drafts: readonly MemoryCardDraft[],
-  ): Promise<MemoryCard[]> {
-    const { key } = resolved;
-    return withStorageErrors(`add memory cards to ${key}`, async () => {
-      const pool = await context.pool();
-      const options = () => ({ scope: resolved.scope, now: isoNow(context.clock), generateId });
-      const cards = cache.get(key) ?? (await synced(pool, key, resolved.scope));
-      let merge: SyncedMerge | undefined;
-      if ((contended.get(key) ?? 0) < Date.now()) {
-        contended.delete(key);
-        // Optimistic: one statement that commits only if no other writer moved the scope.
-        merge = mergeSynced(cards.index, drafts, options());
-        if (merge.writes.length === 0) return merge.results.map(copy);
-        const revision = await forgetOnFailure(key, () =>
-          commit(pool, key, cards.revision, merge!.writes),
-        );
-        if (revision !== undefined) {
-          cards.revision = revision;
-          return merge.results.map(copy);
-        }
-        if (contended.size >= CONTENDED_SCOPES) contended.delete(contended.keys().next().value!);
-        contended.set(key, Date.now() + CONTENDED_MS);
-      }
-      // Another writer moved the scope first, or does so often: lock the scope's row, catch up,
-      // merge and commit under the lock. Retrying optimistically would mostly lose again.
-      const undone = merge;
-      return forgetOnFailure(key, () =>
-        inTransaction(pool, async (client) => {
-          await client.query(
-            `INSERT INTO ${schema}.memory_scopes AS current (scope_key, revision) VALUES ($1, 0)
-             ON CONFLICT (scope_key) DO UPDATE SET revision = current.revision`,
-            [key],
-          );
-          const written = undone?.writes.map((card) => card.id) ?? [];
-          const read = await readChanges(client, key, cards.revision, written);
-          const decoded = read.rows.map((row) => ({
-            row,
-            card: decodeRow(row, key, resolved.scope),
-          }));
-          if (undone) {
-            const touched = new Set(written);
-            rollBack(
-              cards.index,
-              undone.writes,
-              decoded.filter(({ row }) => touched.has(row.id)).map(({ card }) => card),
-            );
-          }
-          const current = cache.update(key, {
-            revision: read.revision,
-            generation: '',
-            complete: read.complete,
-            cards: decoded.filter(({ row }) => row.changed).map(({ card }) => card),
-          });
-          const locked = mergeSynced(current.index, drafts, options());
-          if (locked.writes.length === 0) return locked.results.map(copy);
-          const revision = await commit(client, key, current.revision, locked.writes);
-          if (revision === undefined) {
-            throw new StorageError({
-              message: `The revision of ${key} moved while its row was locked.`,
-              path: key,
-            });
-          }
-          current.revision = revision;
-          return locked.results.map(copy);
-        }),
-      );
-    });
-  }
-
-  /**
-   * Runs a write; when it fails, whether it committed is unknown (the connection may have dropped
-   * after COMMIT) and the cached cards may hold its merge: the scope is forgotten, so the next
-   * call reads it as stored.
-   */
-  async function forgetOnFailure<Result>(
-    key: string,
-    work: () => Promise<Result>,
-  ): Promise<Result> {
-    try {
-      return await work();
-    } catch (error) {
-      cache.delete(key);
-      throw error;
+    const [head, ...cardRows] = rows as Array<
+      ChangedRow & { committed: boolean; revision: string; complete: boolean }
+    >;
+    const decoded = cardRows.map((row) => ({ row, card: decodeRow(row, key, scope) }));
+    if (head!.committed) {
+      return {
+        committed: true,
+        revision: Number(head!.revision),
+        generation: '',
+        others: decoded.map(({ card }) => card),
+      };
     }
+    const written = new Set(writes.map((card) => card.id));
+    return {
+      committed: false,
+      changes: {
+        revision: Number(head!.revision),
+        generation: '',
+        complete: head!.complete,
+        cards: decoded.filter(({ row }) => row.changed).map(({ card }) => card),
+      },
+      stored: decoded.filter(({ row }) => written.has(row.id)).map(({ card }) => card),
+    };
   }
 
   return {
@@ -290,42 +181,42 @@ export function createPostgresMemoryStore(
       const resolved = resolveScope(context, scope);
       if (validateDrafts(drafts).length === 0) return [];
       const { key } = resolved;
-      return queued(key, () => addQueued(resolved, drafts));
+      return queued(key, () =>
+        withStorageErrors(`add memory cards to ${key}`, async () =>
+          addSynced({
+            cache,
+            key,
+            drafts,
+            mergeOptions: () => ({ scope: resolved.scope, now: isoNow(context.clock), generateId }),
+            load: async () => synced(await context.pool(), key, resolved.scope),
+            commit: (merge) => commit(key, resolved.scope, merge),
+          }),
+        ),
+      );
     },
 
     async list(scope, options) {
       const resolved = resolveScope(context, scope);
       const cards = await queued(resolved.key, () =>
-        withStorageErrors(
-          `list memory cards of ${resolved.key}`,
-          async () => (await synced(await context.pool(), resolved.key, resolved.scope)).index,
+        withStorageErrors(`list memory cards of ${resolved.key}`, async () =>
+          synced(await context.pool(), resolved.key, resolved.scope),
         ),
       );
-      return cards
-        .cards()
-        .filter((card) => options?.includeSuperseded === true || card.supersededBy === undefined)
-        .map(copy);
+      return listedCards(cards, options?.includeSuperseded);
     },
 
     async get(scope, id) {
-      const resolved = resolveScope(context, scope);
-      assertSafeId(id, 'card id');
-      const card = await withStorageErrors(
-        `read memory card ${id} of ${resolved.key}`,
-        async () => {
+      const { key, scope: normalized } = resolveScope(context, scope);
+      return getStoredCard({ id, scope: normalized, key }, () =>
+        withStorageErrors(`read memory card ${id} of ${key}`, async () => {
           const pool = await context.pool();
           const { rows } = await pool.query(
             `SELECT card FROM ${schema}.memory_cards WHERE scope_key = $1 AND id = $2`,
-            [resolved.key, id],
+            [key, id],
           );
-          const row = rows[0] as { card: string } | undefined;
-          return row
-            ? decodeCard(row.card, resolved.scope, `memory card ${id} of ${resolved.key}`)
-            : undefined;
-        },
+          return (rows[0] as { card: string } | undefined)?.card;
+        }),
       );
-      if (!card) throw cardNotFound(id);
-      return card;
     },
 
     async remove(scope, ids) {
@@ -351,13 +242,7 @@ export function createPostgresMemoryStore(
             );
             return Number(rows[0].revision);
           });
-          const cached = cache.get(key);
-          if (cached?.revision === revision - 1) {
-            cached.index.remove(ids);
-            cached.revision = revision;
-          } else {
-            cache.delete(key);
-          }
+          applyRemoval(cache, key, ids, { revision, generation: '' });
         }),
       );
     },

@@ -6,7 +6,6 @@
 
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import {
   InvalidArgumentError,
   InvalidIdError,
@@ -15,7 +14,7 @@ import {
   scopeKey,
 } from '@ctxmem/core';
 import { encodeCard } from '@ctxmem/core/driver-kit';
-import { createFakeClock } from '@ctxmem/core/test';
+import { createFakeClock, rejection, until, withoutUncaughtErrors } from '@ctxmem/core/test';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -32,15 +31,6 @@ import { MIGRATIONS, type Migration, migrateSchema, SCHEMA_VERSION } from './mig
 
 const services = await testServices();
 afterAll(stopTestServices);
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('Expected the promise to reject.');
-}
 
 const alice = { userId: 'alice' };
 
@@ -86,7 +76,7 @@ function behaviour(name: string, open: () => Promise<TestDatabase>) {
         expect(await stores.migrate()).toEqual({
           from: 0,
           to: SCHEMA_VERSION,
-          applied: [1, 2, 3, 4],
+          applied: [1, 2, 3, 4, 5],
         });
         expect(await stores.migrate()).toEqual({
           from: SCHEMA_VERSION,
@@ -277,58 +267,6 @@ function behaviour(name: string, open: () => Promise<TestDatabase>) {
       });
     });
 
-    const twoInstances = async () => {
-      const schema = database.uniqueSchema();
-      const first = createPostgresStores({ pool: database.pool, schema });
-      await first.migrate();
-      return [first.memory, createPostgresStores({ pool: database.pool, schema }).memory] as const;
-    };
-
-    it('sees what other instances wrote although it caches parsed cards', async () => {
-      const [first, second] = await twoInstances();
-      const [kept] = await first.add(alice, [{ content: 'First note from instance one.' }]);
-      expect(await first.list(alice)).toHaveLength(1);
-      await second.add(alice, [{ content: 'Second note from instance two.' }]);
-      expect((await first.list(alice)).map((card) => card.content)).toEqual([
-        'First note from instance one.',
-        'Second note from instance two.',
-      ]);
-      await second.remove(alice, [kept!.id]);
-      expect((await first.list(alice)).map((card) => card.content)).toEqual([
-        'Second note from instance two.',
-      ]);
-      await first.add(alice, [{ content: 'Third note from instance one.' }]);
-      await first.add(alice, [{ content: 'Second note from instance two!' }]);
-      expect((await second.list(alice)).map((card) => card.content)).toEqual([
-        'Second note from instance two.',
-        'Third note from instance one.',
-      ]);
-      // Cached cards are never handed out: changing a listed card changes nothing.
-      const [listed] = await first.list(alice);
-      listed!.tags.push('mutated');
-      expect((await first.list(alice))[0]!.tags).toEqual([]);
-    });
-
-    it('keeps indexes gap-free from 0 when clears race with appends', async () => {
-      const { history } = await database.stores();
-      const turn = [
-        { role: 'user' as const, content: 'question' },
-        { role: 'assistant' as const, content: 'answer' },
-      ];
-      await Promise.all(
-        Array.from({ length: 30 }, (_, step) =>
-          step % 5 === 4 ? history.clear(alice) : history.append(alice, turn),
-        ),
-      );
-      const all = await history.read(alice);
-      expect(all.map((entry) => entry.index)).toEqual(all.map((_, index) => index));
-      expect(all.map((entry) => entry.turn)).toEqual(
-        all.map((_, index) => 1 + Math.floor(index / 2)),
-      );
-      expect(await history.count(alice)).toBe(all.length);
-      expect((await history.append(alice, turn))[0]!.index).toBe(all.length);
-    });
-
     it('stores text PostgreSQL cannot hold in jsonb: NUL characters and lone surrogates', async () => {
       const { history, offload, memory } = await database.stores({ clock: createFakeClock() });
       const text = 'a\u0000b \ud800 c';
@@ -398,31 +336,6 @@ if (services.postgresUrl) {
         [name],
       );
       return rows.filter((row: { done: boolean }) => row.done).length;
-    }
-
-    async function until(check: () => Promise<boolean>, what: string): Promise<void> {
-      const deadline = Date.now() + 10_000;
-      while (!(await check())) {
-        if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}.`);
-        await sleep(25);
-      }
-    }
-
-    /** Collects uncaught exceptions while `work` runs: there must be none. */
-    async function withoutUncaughtErrors(work: () => Promise<void>): Promise<unknown[]> {
-      const uncaught: unknown[] = [];
-      const collect = (error: unknown) => {
-        uncaught.push(error instanceof Error ? error.message : String(error));
-      };
-      process.on('uncaughtException', collect);
-      try {
-        await work();
-        // Let the sockets of the terminated connections deliver their end and error events.
-        await sleep(200);
-      } finally {
-        process.off('uncaughtException', collect);
-      }
-      return uncaught;
     }
 
     it('keeps the process running when the server terminates idle connections, and reconnects', async () => {

@@ -1,23 +1,16 @@
-import {
-  testHistoryStore,
-  testKeywordSearch,
-  testLeaseStore,
-  testMemoryStore,
-  testOffloadStore,
-} from '@ctxmem/core/test';
+import { testSharedStores } from '@ctxmem/core/test';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import {
   missingServerMessage,
   stopTestServices,
   testServices,
 } from '../../../test/setup/services.js';
-import { createPostgresStores } from './create-postgres-stores.js';
 import { openPglite, openPostgres, type TestDatabase } from './databases.test-support.js';
 
 const services = await testServices();
 afterAll(stopTestServices);
 
-/** The conformance suites core's file store runs, against one database. */
+/** The conformance suites core's file store runs, and those across instances, on one database. */
 function conformance(name: string, open: () => Promise<TestDatabase>) {
   describe(name, () => {
     let database: TestDatabase;
@@ -27,23 +20,10 @@ function conformance(name: string, open: () => Promise<TestDatabase>) {
     afterAll(async () => {
       await database?.cleanup();
     });
-    const stores = (options: Parameters<TestDatabase['stores']>[0]) => database.stores(options);
-    testHistoryStore(name, async (options) => (await stores(options)).history);
-    testOffloadStore(name, async (options) => (await stores(options)).offload);
-    testMemoryStore(name, async (options) => (await stores(options)).memory);
-    testKeywordSearch(name, async (options) => {
-      const { memory } = await stores(options);
-      return {
-        store: memory,
-        searchKeywords: (scope, query, k) => memory.searchKeywords(scope, query, k),
-      };
-    });
-    testLeaseStore(name, async () => {
-      // Two instances: two sets of stores on one schema.
-      const schema = database.uniqueSchema();
-      const first = createPostgresStores({ pool: database.pool, schema });
-      await first.migrate();
-      return [first.leases, createPostgresStores({ pool: database.pool, schema }).leases] as const;
+    testSharedStores(name, {
+      stores: (options) => database.stores(options),
+      instances: (count) => database.instances(count),
+      searchKeywords: ({ memory }) => memory.searchKeywords.bind(memory),
     });
   });
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { CtxmemError, InvalidArgumentError, StorageError } from '@ctxmem/core';
 import {
+  assertConnectionTarget,
+  databaseErrors,
   exponentialBackoff,
   guardErrorEvents,
   isSocketErrorCode,
@@ -67,21 +68,14 @@ export interface ResolvedClient {
 
 /** Throws `InvalidArgumentError` unless a client or a URL is given. */
 export function assertConnectionOptions({ client, url }: RedisConnectionOptions): void {
-  if (client !== undefined) {
-    if (client === null || typeof client.sendCommand !== 'function') {
-      throw new InvalidArgumentError({
-        message: '`client` must be a node-redis client (an object with sendCommand()).',
-        argument: 'client',
-      });
-    }
-    return;
-  }
-  if (typeof url !== 'string' || url === '') {
-    throw new InvalidArgumentError({
-      message: 'Pass a connected node-redis client as `client`, or a Redis URL as `url`.',
-      argument: 'client',
-    });
-  }
+  assertConnectionTarget({
+    given: client,
+    usable: (given) => typeof (given as RedisCommandClient).sendCommand === 'function',
+    argument: 'client',
+    invalid: '`client` must be a node-redis client (an object with sendCommand()).',
+    url,
+    missing: 'Pass a connected node-redis client as `client`, or a Redis URL as `url`.',
+  });
 }
 
 /**
@@ -160,30 +154,16 @@ function isConnectionLoss(error: unknown, message: string): boolean {
 }
 
 /**
- * Wraps a Redis failure in a `StorageError` saying what was being done. ctxmem errors pass
- * through unchanged.
+ * Wraps a Redis failure in a `StorageError` saying what was being done (`withStorageErrors` runs
+ * work and maps what it throws). ctxmem errors pass through unchanged.
  */
-export function toStorageError(error: unknown, action: string): CtxmemError {
-  if (CtxmemError.isInstance(error)) return error;
-  const detail = error instanceof Error ? error.message : String(error);
-  const hint = isConnectionLoss(error, detail) ? `; ${CONNECTION_LOST}` : '';
-  return new StorageError({
-    message: `Redis could not ${action}: ${detail}${hint}`,
-    path: undefined,
-    cause: error,
-  });
-}
-
-export async function withStorageErrors<Result>(
-  action: string,
-  work: () => Promise<Result>,
-): Promise<Result> {
-  try {
-    return await work();
-  } catch (error) {
-    throw toStorageError(error, action);
-  }
-}
+export const { toStorageError, withStorageErrors } = databaseErrors({
+  database: 'Redis',
+  describe(error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    return { detail, suffix: isConnectionLoss(error, detail) ? `; ${CONNECTION_LOST}` : '' };
+  },
+});
 
 /** A Lua script, sent by its SHA-1 and loaded on first use (or after the server forgot it). */
 export interface LuaScript {

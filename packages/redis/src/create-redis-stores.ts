@@ -1,17 +1,7 @@
-import type {
-  Clock,
-  CompleteHistoryStore,
-  MemoryStore,
-  OffloadStore,
-  ScopeField,
-} from '@ctxmem/core';
 import {
-  generateCardId,
-  generateMessageId,
-  type LeaseStore,
-  safeIdGenerator,
-  systemClock,
-  validateRequiredScope,
+  type DriverStores,
+  type DriverStoresOptions,
+  resolveDriverOptions,
 } from '@ctxmem/core/driver-kit';
 import {
   assertConnectionOptions,
@@ -25,7 +15,7 @@ import { createRedisLeases } from './redis-leases.js';
 import { createRedisMemoryStore } from './redis-memory-store.js';
 import { createRedisOffloadStore } from './redis-offload-store.js';
 
-export interface RedisStoresOptions extends RedisConnectionOptions {
+export interface RedisStoresOptions extends RedisConnectionOptions, DriverStoresOptions {
   /**
    * Start of every key the stores write: `<prefix>:{<scope>}:history`, `...:state`,
    * `...:offload:<id>`, `...:cards`. Several applications (or tests) can share one Redis with
@@ -42,39 +32,9 @@ export interface RedisStoresOptions extends RedisConnectionOptions {
    * @default undefined (nothing expires)
    */
   ttlSeconds?: number | RedisTtl;
-  /**
-   * Scope fields every call must carry (multi-user mode): a scope without one of them is rejected
-   * with `ScopeRequiredError` instead of reaching shared data.
-   * @default []
-   */
-  requiredScope?: ScopeField[];
-  /**
-   * Source of `createdAt` / `updatedAt` timestamps.
-   * @default the system clock
-   */
-  clock?: Clock;
-  /**
-   * Creates the id of a message appended without one.
-   * @default `msg_` followed by a random UUID
-   */
-  generateMessageId?: () => string;
-  /**
-   * Creates the id of a new memory card.
-   * @default a random UUID
-   */
-  generateCardId?: () => string;
 }
 
-export interface RedisStores {
-  history: CompleteHistoryStore;
-  offload: OffloadStore;
-  memory: MemoryStore;
-  /**
-   * Expiring claims on a job of a scope, shared by every instance (see driver-kit's `LeaseStore`):
-   * e.g. `tryAcquire(scope, 'compaction', 60_000)` before summarizing, so two instances
-   * compacting one session do not both call the summarizer.
-   */
-  leases: LeaseStore;
+export interface RedisStores extends DriverStores {
   /** Closes the client when this call opened it from `url`; a given client is left open. */
   close(): Promise<void>;
 }
@@ -99,12 +59,10 @@ export function createRedisStores({
   url,
   prefix = 'ctxmem',
   ttlSeconds,
-  requiredScope = [],
-  clock = systemClock,
-  generateMessageId: messageIds = generateMessageId,
-  generateCardId: cardIds = generateCardId,
+  ...options
 }: RedisStoresOptions = {}): RedisStores {
   assertConnectionOptions({ client, url });
+  const { required, clock, messageIds, cardIds } = resolveDriverOptions(options);
   const context: StoreContext = {
     client: () => {
       // A failed connection is forgotten, so the next call tries again.
@@ -115,17 +73,17 @@ export function createRedisStores({
       return opened.then((resolved) => resolved.client);
     },
     prefix: checkPrefix(prefix),
-    required: validateRequiredScope(requiredScope),
+    required,
     clock,
     ttl: resolveTtl(ttlSeconds),
   };
   let opened: Promise<ResolvedClient> | undefined;
   let closed = false;
   return {
-    history: createRedisHistoryStore(context, safeIdGenerator(messageIds, 'generated message id')),
+    history: createRedisHistoryStore(context, messageIds),
     offload: createRedisOffloadStore(context),
     leases: createRedisLeases(context),
-    memory: createRedisMemoryStore(context, safeIdGenerator(cardIds, 'generated card id')),
+    memory: createRedisMemoryStore(context, cardIds),
     async close() {
       if (closed || !opened) return;
       closed = true;

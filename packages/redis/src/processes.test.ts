@@ -1,27 +1,22 @@
 /**
  * The Redis stores shared by several processes, as several instances of an application share
- * them: concurrent writers lose and duplicate nothing, a writer killed with SIGKILL loses nothing
- * it had acknowledged, and optimistic state updates let exactly one writer per version through.
+ * them (core's `testSharedStoresProcesses`).
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { auditStoredConversation } from '@ctxmem/core/test';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testSharedStoresProcesses } from '@ctxmem/core/test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import {
   missingServerMessage,
   stopTestServices,
   testServices,
 } from '../../../test/setup/services.js';
-import { linesAfter, startWriter } from '../../../test/setup/writer-process.js';
+import { startWriter } from '../../../test/setup/writer-process.js';
 import { createRedisStores } from './create-redis-stores.js';
 import { openRedis, type TestRedis } from './redis.test-support.js';
 
 const fixture = fileURLToPath(new URL('./writer.test-support.ts', import.meta.url));
 const services = await testServices();
 afterAll(stopTestServices);
-const scope = { userId: 'process-test', sessionId: 'one' };
-const ROUNDS = 2;
-const WRITERS = 3;
 
 if (!services.redisUrl) {
   const reason = missingServerMessage('Redis', services.problems);
@@ -30,121 +25,16 @@ if (!services.redisUrl) {
   });
 } else {
   const url = services.redisUrl;
-  describe('Redis stores shared by processes', () => {
-    let redis: TestRedis;
-    beforeAll(async () => {
-      redis = await openRedis(url);
-    });
-    afterAll(async () => {
-      await redis.cleanup();
-    });
-
-    async function reload(prefix: string) {
-      const stores = createRedisStores({ client: redis.client, prefix });
-      return {
-        cards: await stores.memory.list(scope),
-        history: await stores.history.read(scope),
-        turns: await stores.history.readTurns(scope, [1, 2, 3]),
-      };
-    }
-
-    it('loses and duplicates nothing when two processes write the same scope at once', async () => {
-      const prefix = redis.uniquePrefix();
-      const count = 40;
-      const writers = ['a', 'b'].map((label) =>
-        startWriter(fixture, { mode: 'write', url, prefix, label, count }),
-      );
-      await Promise.all(writers.map((writer) => writer.waitFor('done')));
-      await Promise.all(writers.map((writer) => writer.exited));
-      const { cards, history, turns } = await reload(prefix);
-      expect(cards).toHaveLength(2 * count);
-      expect(new Set(cards.map((card) => card.content)).size).toBe(2 * count);
-      expect(history.map((entry) => entry.index)).toEqual(
-        Array.from({ length: 2 * count }, (_, index) => index),
-      );
-      expect(history.map((entry) => entry.turn)).toEqual(
-        Array.from({ length: 2 * count }, (_, index) => index + 1),
-      );
-      expect(turns).toEqual(history.slice(0, 3));
-      for (const writer of writers) {
-        for (const line of linesAfter(writer, 'message')) {
-          const [, index, content] = /^(\d+) (.*)$/u.exec(line)!;
-          expect(history[Number(index)]!.message.content).toBe(content);
-        }
-      }
-    }, 60_000);
-
-    it(`keeps every acknowledged write of writers killed with SIGKILL (${ROUNDS} rounds of ${WRITERS} writers)`, async () => {
-      const prefix = redis.uniquePrefix();
-      const acknowledgedCards = new Set<string>();
-      const acknowledgedMessages = new Map<number, string>();
-      for (let round = 0; round < ROUNDS; round++) {
-        // Several writers at once, each killed at its own random moment, mid-write or between.
-        const writers = Array.from({ length: WRITERS }, (_, writer) =>
-          startWriter(fixture, { mode: 'write', url, prefix, label: `r${round}w${writer}` }),
-        );
-        await Promise.all(writers.map((writer) => writer.waitFor('ready')));
-        await Promise.all(
-          writers.map(async (writer) => {
-            await sleep(30 + Math.random() * 300);
-            writer.child.kill('SIGKILL');
-            await writer.exited;
-          }),
-        );
-        for (const writer of writers) {
-          for (const content of linesAfter(writer, 'card')) acknowledgedCards.add(content);
-          for (const line of linesAfter(writer, 'message')) {
-            const [, index, content] = /^(\d+) (.*)$/u.exec(line)!;
-            acknowledgedMessages.set(Number(index), content!);
-          }
-        }
-        const { cards, history } = await reload(prefix);
-        const contents = cards.map((card) => card.content);
-        for (const content of acknowledgedCards) expect(contents).toContain(content);
-        expect(new Set(contents).size).toBe(contents.length);
-        // Gap-free: a write cut off by the kill is either all there or not at all.
-        expect(history.map((entry) => entry.index)).toEqual(history.map((_, index) => index));
-        for (const [index, content] of acknowledgedMessages) {
-          expect(history[index]?.message.content).toBe(content);
-        }
-      }
-      expect(acknowledgedCards.size).toBeGreaterThan(0);
-    }, 60_000);
-
-    it('lets exactly one process through per state version', async () => {
-      const prefix = redis.uniquePrefix();
-      const count = 10;
-      const startAt = Date.now() + 1000;
-      const writers = ['a', 'b', 'c'].map((label) =>
-        startWriter(fixture, { mode: 'state', url, prefix, label, count, startAt }),
-      );
-      await Promise.all(writers.map((writer) => writer.waitFor('done')));
-      const won = writers.flatMap((writer) => linesAfter(writer, 'won').map(Number));
-      expect(won.sort((left, right) => left - right)).toEqual(
-        Array.from({ length: 3 * count }, (_, index) => index + 1),
-      );
-      const state = await createRedisStores({ client: redis.client, prefix }).history.getState(
-        scope,
-      );
-      expect(state?.version).toBe(3 * count);
-      expect(state?.messages).toHaveLength(3 * count);
-    }, 60_000);
-
-    it('stores each message once when 4 processes serve every turn of one conversation', async () => {
-      const prefix = redis.uniquePrefix();
-      const startAt = Date.now() + 3000;
-      const writers = [0, 1, 2, 3].map(() =>
-        startWriter(fixture, { mode: 'converse', url, prefix, startAt }),
-      );
-      await Promise.all(writers.map((writer) => writer.waitFor('done')));
-      const stores = createRedisStores({ client: redis.client, prefix });
-      expect(await auditStoredConversation(stores.history, scope)).toEqual({
-        expected: 61,
-        stored: 61,
-        duplicates: 0,
-        losses: 0,
-        exact: true,
-      });
-    }, 120_000);
+  let redis: TestRedis;
+  beforeAll(async () => {
+    redis = await openRedis(url);
+  });
+  afterAll(async () => {
+    await redis.cleanup();
+  });
+  testSharedStoresProcesses('Redis stores', {
+    namespace: async () => redis.uniquePrefix(),
+    open: (prefix) => createRedisStores({ client: redis.client, prefix }),
+    start: (prefix, job) => startWriter(fixture, { ...job, url, prefix }),
   });
 }

@@ -1,17 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { type MemoryCard, type MemoryStore, type Scope, StorageError } from '@ctxmem/core';
+import type { MemoryCard, MemoryStore, Scope } from '@ctxmem/core';
 import {
+  addSynced,
+  applyRemoval,
   assertCardIds,
-  assertSafeId,
-  cardNotFound,
   createKeyedQueue,
   createSyncedCardCache,
   decodeCard,
   encodeCard,
+  getStoredCard,
   isoNow,
-  mergeSynced,
-  rollBack,
+  listedCards,
   type SyncedCards,
   validateDrafts,
 } from '@ctxmem/core/driver-kit';
@@ -19,14 +18,19 @@ import { luaScript, type RedisCommandClient, runScript, withStorageErrors } from
 import { resolveScope, type StoreContext } from './context.js';
 
 /**
- * Lua shared by the scripts below: `changes(since_generation, since, first_asked, step)` returns
- * generation, revision, whether the cards are all of them (the caller's generation differs or is
- * older than the last removal), the number of changed cards, then id, card, position for each
- * changed card (written after `since`, or all) and for every `step`th ARGV from `first_asked`
- * on, taken as an id (card and position false when absent).
+ * Lua shared by the scripts below: `changes(since_generation, since, asked)` returns generation,
+ * revision, whether the cards are all of them (the caller's generation differs or is older than the
+ * last removal), the number of changed cards, then id, card, position for each changed card
+ * (written after `since`, or all) and for each id in the table `asked` (card and position false
+ * when absent).
  */
 const CHANGES_LUA = `
-local function changes(since_generation, since, first_asked, step)
+local function push(result, id)
+  result[#result + 1] = id
+  result[#result + 1] = redis.call('HGET', KEYS[1], id)
+  result[#result + 1] = redis.call('ZSCORE', KEYS[3], id)
+end
+local function changes(since_generation, since, asked)
   local meta = redis.call('HMGET', KEYS[2], 'generation', 'revision', 'reset')
   local generation = meta[1] or ''
   local revision = tonumber(meta[2] or '0')
@@ -41,13 +45,8 @@ local function changes(since_generation, since, first_asked, step)
     ids = redis.call('ZRANGEBYSCORE', KEYS[4], '(' .. since, '+inf')
   end
   local result = {generation, revision, complete, #ids}
-  local function push(id)
-    result[#result + 1] = id
-    result[#result + 1] = redis.call('HGET', KEYS[1], id)
-    result[#result + 1] = redis.call('ZSCORE', KEYS[3], id)
-  end
-  for _, id in ipairs(ids) do push(id) end
-  for i = first_asked, #ARGV, step do push(ARGV[i]) end
+  for _, id in ipairs(ids) do push(result, id) end
+  for _, id in ipairs(asked) do push(result, id) end
   return result
 end
 `;
@@ -57,42 +56,77 @@ end
  * whose stored form it also wants. Returns what `changes` returns.
  */
 const READ_CHANGES = luaScript(`${CHANGES_LUA}
-return changes(ARGV[1], tonumber(ARGV[2]), 3, 1)
+local asked = {}
+for i = 3, #ARGV do asked[#asked + 1] = ARGV[i] end
+return changes(ARGV[1], tonumber(ARGV[2]), asked)
 `);
 
 /**
- * KEYS: cards, meta, order, changes. ARGV: expected generation, expected revision, the generation
- * to give a scope stored for the first time, ttl, then id, card pairs. Writes the cards only if
- * the scope is still at the expected generation and revision (compare-and-set), stamping them with
- * the next revision and giving new ones the next positions; returns {1, generation, revision}
- * when written, or {0, changes} when the caller must catch up and merge again: what changed since
- * the expected revision and the stored form of the cards it tried to write, so a conflict costs
- * no second round trip.
+ * KEYS: cards, meta, order, changes, conflict keys. ARGV: the generation and revision the merge saw,
+ * the generation to give a scope stored for the first time, ttl, the number of keys the merge looked
+ * up and those keys (driver-kit's `draftConflictKeys`), the number of keys of the written cards and
+ * those keys (`cardConflictKeys`), then id, card pairs.
+ *
+ * Commits when nothing written since the merge's revision could change it: same generation, no
+ * removal since, no card written since that carries a key the merge looked up, none of the cards
+ * it writes changed since (the conflict keys hash holds the last revision that wrote each key).
+ * Writes the cards at the next revision, giving new ones the next positions, and returns
+ * {1, generation, revision, changes}: the cards other writers committed between the two revisions.
+ * Otherwise writes nothing and returns {0, changes}: what changed since and the stored form of the
+ * cards it tried to write, so a conflict costs no second round trip. Revisions written by a script
+ * that kept no keys (an older version of this package) make a caller older than them compare
+ * revisions exactly (`keys-from`).
  */
 const COMMIT = luaScript(`${CHANGES_LUA}
-local meta = redis.call('HMGET', KEYS[2], 'generation', 'revision', 'next')
+local meta = redis.call('HMGET', KEYS[2], 'generation', 'revision', 'next', 'reset', 'keyed', 'keys-from')
 local generation = meta[1] or ''
-if generation ~= ARGV[1] or tonumber(meta[2] or '0') ~= tonumber(ARGV[2]) then
-  return {0, changes(ARGV[1], tonumber(ARGV[2]), 5, 2)}
+local revision = tonumber(meta[2] or '0')
+local since = tonumber(ARGV[2])
+local keys_from = tonumber(meta[6] or '0')
+if tonumber(meta[5] or '-1') ~= revision then keys_from = revision end
+local probes = tonumber(ARGV[5])
+local written_keys = tonumber(ARGV[6 + probes])
+local first_card = 7 + probes + written_keys
+local ids = {}
+for i = first_card, #ARGV, 2 do ids[#ids + 1] = ARGV[i] end
+local conflict = generation ~= ARGV[1] or tonumber(meta[4] or '0') > since or revision < since
+if not conflict and since ~= revision then
+  if since < keys_from then conflict = true end
+  for i = 6, 5 + probes do
+    if conflict then break end
+    local stamped = redis.call('HGET', KEYS[5], ARGV[i])
+    if stamped and tonumber(stamped) > since then conflict = true end
+  end
+  for _, id in ipairs(ids) do
+    if conflict then break end
+    local stamped = redis.call('ZSCORE', KEYS[4], id)
+    if stamped and tonumber(stamped) > since then conflict = true end
+  end
 end
+if conflict then return {0, changes(ARGV[1], since, ids)} end
+local others = changes(ARGV[1], since, {})
 if generation == '' then generation = ARGV[3] end
-local revision = tonumber(ARGV[2]) + 1
+local next_revision = revision + 1
 local next = tonumber(meta[3] or '0')
-for i = 5, #ARGV, 2 do
+for i = first_card, #ARGV, 2 do
   local id = ARGV[i]
   redis.call('HSET', KEYS[1], id, ARGV[i + 1])
   if not redis.call('ZSCORE', KEYS[3], id) then
     redis.call('ZADD', KEYS[3], next, id)
     next = next + 1
   end
-  redis.call('ZADD', KEYS[4], revision, id)
+  redis.call('ZADD', KEYS[4], next_revision, id)
 end
-redis.call('HSET', KEYS[2], 'generation', generation, 'revision', revision, 'next', next)
+for i = 7 + probes, 6 + probes + written_keys do
+  redis.call('HSET', KEYS[5], ARGV[i], next_revision)
+end
+redis.call('HSET', KEYS[2], 'generation', generation, 'revision', next_revision, 'next', next,
+  'keyed', next_revision, 'keys-from', keys_from)
 local ttl = tonumber(ARGV[4])
 if ttl > 0 then
   for _, key in ipairs(KEYS) do redis.call('EXPIRE', key, ttl) end
 end
-return {1, generation, revision}
+return {1, generation, next_revision, others}
 `);
 
 /**
@@ -112,12 +146,6 @@ redis.call('HSET', KEYS[2], 'revision', revision, 'reset', revision)
 return {meta[1], revision}
 `);
 
-/** Longest pause after a lost commit, ms. */
-const CONFLICT_PAUSE_MS = 20;
-
-/** Attempts of one `add` before it gives up under contention from other processes. */
-const MAX_ATTEMPTS = 100;
-
 interface ReadChanges {
   generation: string;
   revision: number;
@@ -130,19 +158,21 @@ interface ReadChanges {
 
 /**
  * Memory cards in Redis: per scope, a hash of cards (id → card), a sorted set of their positions
- * (insertion order), a sorted set of the revision that last wrote each card, and a meta hash
- * (generation, revision, reset revision, next position).
+ * (insertion order), a sorted set of the revision that last wrote each card, a hash of conflict
+ * keys (key → revision that last wrote it) and a meta hash (generation, revision, reset revision,
+ * next position, keyed revisions).
  *
  * Each store keeps the scopes it uses indexed in memory (core's card index, see
  * `@ctxmem/core/driver-kit`'s synced cards) and catches up by reading only the cards written after
  * the revision it has. `add` merges the drafts into that index with core's rules and commits with
- * a script that writes only if the scope is still at that revision; when another process got there
- * first, the same kind of script returns what changed and the stored form of what the merge
- * touched, the merge is undone and run again. So an add neither reads nor compares against the
- * whole scope, and two writers never lose a card. Within one process, calls on one scope queue
- * behind each other, so conflicts only happen between processes. The generation is a random token
- * given when a scope is first stored: a scope that expired or was deleted and stored again is
- * never mistaken for the one a cache holds.
+ * one script, which writes unless a card written since the merge's revision carries a key the
+ * merge looked up (driver-kit's conflict keys) and returns the cards other processes wrote
+ * meanwhile; otherwise it returns what changed and the stored form of what the merge touched, and
+ * the add merges again. So an add neither reads nor compares against the whole scope, writers
+ * adding unrelated cards to one scope do not make each other merge again, and two writers never
+ * lose a card. Within one process, calls on one scope queue behind each other. The generation is a
+ * random token given when a scope is first stored: a scope that expired or was deleted and stored
+ * again is never mistaken for the one a cache holds.
  */
 export function createRedisMemoryStore(
   context: StoreContext,
@@ -153,6 +183,7 @@ export function createRedisMemoryStore(
     `${base}:cards-meta`,
     `${base}:cards-order`,
     `${base}:cards-changes`,
+    `${base}:cards-keys`,
   ];
   const queued = createKeyedQueue();
   const cache = createSyncedCardCache();
@@ -207,12 +238,6 @@ export function createRedisMemoryStore(
     return cache.update(key, { ...read, cards: read.changed });
   }
 
-  const copy = (card: MemoryCard): MemoryCard => ({
-    ...card,
-    tags: [...card.tags],
-    scope: { ...card.scope },
-  });
-
   return {
     async add(scope, drafts) {
       const resolved = resolveScope(context, scope);
@@ -221,45 +246,39 @@ export function createRedisMemoryStore(
       return queued(key, () =>
         withStorageErrors(`add memory cards to ${key}`, async () => {
           const client = await context.client();
-          let cards = cache.get(key) ?? (await synced(client, base, key, resolved.scope));
-          for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-            const merge = mergeSynced(cards.index, drafts, {
-              scope: resolved.scope,
-              now: isoNow(context.clock),
-              generateId,
-            });
-            if (merge.writes.length === 0) return merge.results.map(copy);
-            let reply: unknown[];
-            try {
-              reply = (await runScript(client, COMMIT, keys(base), [
-                cards.generation,
-                cards.revision,
+          return addSynced({
+            cache,
+            key,
+            drafts,
+            mergeOptions: () => ({ scope: resolved.scope, now: isoNow(context.clock), generateId }),
+            load: () => synced(client, base, key, resolved.scope),
+            async commit({ generation, revision, writes, lookedUp, writtenKeys }) {
+              const reply = (await runScript(client, COMMIT, keys(base), [
+                generation,
+                revision,
                 randomUUID(),
                 context.ttl.memory,
-                ...merge.writes.flatMap((card) => [card.id, encodeCard(card)]),
+                lookedUp.length,
+                ...lookedUp,
+                writtenKeys.length,
+                ...writtenKeys,
+                ...writes.flatMap((card) => [card.id, encodeCard(card)]),
               ])) as unknown[];
-            } catch (error) {
-              // Whether the script ran is unknown (the connection may have dropped after it):
-              // forget the scope, so the next call reads it as stored.
-              cache.delete(key);
-              throw error;
-            }
-            if (Number(reply[0]) === 1) {
-              cards.generation = String(reply[1]);
-              cards.revision = Number(reply[2]);
-              return merge.results.map(copy);
-            }
-            // Another process wrote this scope first: undo the merge, catch up, merge again.
-            const read = parseChanges(reply[1] as unknown[], key, resolved.scope);
-            rollBack(cards.index, merge.writes, read.asked);
-            cards = cache.update(key, { ...read, cards: read.changed });
-            // Writers that lost together would otherwise all try again together: a short random
-            // pause, longer after each loss, lets one of them through at a time.
-            await sleep(Math.random() * Math.min(CONFLICT_PAUSE_MS, attempt));
-          }
-          throw new StorageError({
-            message: `Gave up adding memory cards to ${key} after ${MAX_ATTEMPTS} attempts: other writers kept changing the scope.`,
-            path: key,
+              const changes = parseChanges(reply.at(-1) as unknown[], key, resolved.scope);
+              if (Number(reply[0]) === 1) {
+                return {
+                  committed: true,
+                  generation: String(reply[1]),
+                  revision: Number(reply[2]),
+                  others: changes.changed,
+                };
+              }
+              return {
+                committed: false,
+                changes: { ...changes, cards: changes.changed },
+                stored: changes.asked,
+              };
+            },
           });
         }),
       );
@@ -268,30 +287,22 @@ export function createRedisMemoryStore(
     async list(scope, options) {
       const resolved = resolveScope(context, scope);
       // Queued behind this process's adds: the cached cards hold an add's merge until it commits.
-      const index = await queued(resolved.key, () =>
-        withStorageErrors(`list memory cards of ${resolved.key}`, async () => {
-          const client = await context.client();
-          return (await synced(client, resolved.base, resolved.key, resolved.scope)).index;
-        }),
+      const cards = await queued(resolved.key, () =>
+        withStorageErrors(`list memory cards of ${resolved.key}`, async () =>
+          synced(await context.client(), resolved.base, resolved.key, resolved.scope),
+        ),
       );
-      return index
-        .cards()
-        .filter((card) => options?.includeSuperseded === true || card.supersededBy === undefined)
-        .map(copy);
+      return listedCards(cards, options?.includeSuperseded);
     },
 
     async get(scope, id) {
-      const resolved = resolveScope(context, scope);
-      assertSafeId(id, 'card id');
-      const value = await withStorageErrors(
-        `read memory card ${id} of ${resolved.key}`,
-        async () => {
+      const { key, base, scope: normalized } = resolveScope(context, scope);
+      return getStoredCard({ id, scope: normalized, key }, () =>
+        withStorageErrors(`read memory card ${id} of ${key}`, async () => {
           const client = await context.client();
-          return (await client.sendCommand(['HGET', keys(resolved.base)[0]!, id])) as string | null;
-        },
+          return (await client.sendCommand(['HGET', keys(base)[0]!, id])) as string | null;
+        }),
       );
-      if (value === null || value === undefined) throw cardNotFound(id);
-      return parse(value, resolved.scope, `memory card ${id} of ${resolved.key}`);
     },
 
     async remove(scope, ids) {
@@ -304,15 +315,10 @@ export function createRedisMemoryStore(
           const reply = (await runScript(client, REMOVE, keys(base), [
             ...new Set(ids),
           ])) as unknown[];
-          const generation = String(reply[0] ?? '');
-          const revision = Number(reply[1]);
-          const cached = cache.get(key);
-          if (cached && cached.generation === generation && cached.revision === revision - 1) {
-            cached.index.remove(ids);
-            cached.revision = revision;
-          } else {
-            cache.delete(key);
-          }
+          applyRemoval(cache, key, ids, {
+            generation: String(reply[0] ?? ''),
+            revision: Number(reply[1]),
+          });
         }),
       );
     },

@@ -8,6 +8,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ConflictError, InvalidArgumentError, StorageError } from '@ctxmem/core';
+import { rejection, until, withoutUncaughtErrors } from '@ctxmem/core/test';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -23,15 +24,6 @@ import { openRedis, type TestRedis } from './redis.test-support.js';
 const services = await testServices();
 afterAll(stopTestServices);
 
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('Expected the promise to reject.');
-}
-
 const alice = { userId: 'alice', sessionId: 's1' };
 const message = { role: 'user' as const, content: 'hello' };
 const emptyState = (note = 'state') => ({
@@ -39,31 +31,6 @@ const emptyState = (note = 'state') => ({
   messages: [{ role: 'assistant' as const, content: note }],
   cycle: 0,
 });
-
-async function until(check: () => Promise<boolean>, what: string, timeoutMs = 10_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}.`);
-    await sleep(25);
-  }
-}
-
-/** Collects uncaught exceptions while `work` runs: there must be none. */
-async function withoutUncaughtErrors(work: () => Promise<void>): Promise<string[]> {
-  const uncaught: string[] = [];
-  const collect = (error: unknown) => {
-    uncaught.push(error instanceof Error ? error.message : String(error));
-  };
-  process.on('uncaughtException', collect);
-  try {
-    await work();
-    // Let the sockets deliver their close and error events.
-    await sleep(200);
-  } finally {
-    process.off('uncaughtException', collect);
-  }
-  return uncaught;
-}
 
 function redisServerBinary(): string | undefined {
   for (const folder of (process.env.PATH ?? '').split(':')) {
@@ -97,7 +64,19 @@ async function dedicatedRedis() {
     async start() {
       child = spawn(
         binary,
-        ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+        [
+          '--port',
+          String(port),
+          '--bind',
+          '127.0.0.1',
+          '--save',
+          '',
+          '--appendonly',
+          'no',
+          // For DEBUG RESTART, which Redis 7 refuses by default.
+          '--enable-debug-command',
+          'yes',
+        ],
         { stdio: 'ignore' },
       );
       await until(() => reachable(url, 300), 'redis-server to start');
@@ -143,6 +122,7 @@ if (services.redisUrl) {
         [
           `${tag}:cards`,
           `${tag}:cards-changes`,
+          `${tag}:cards-keys`,
           `${tag}:cards-meta`,
           `${tag}:cards-order`,
           `${tag}:history`,
@@ -226,59 +206,6 @@ if (services.redisUrl) {
       } finally {
         await Promise.all(clients.map((client) => client.close()));
       }
-    });
-
-    const twoInstances = async () => {
-      const prefix = redis.uniquePrefix();
-      return [
-        createRedisStores({ client: redis.client, prefix }).memory,
-        createRedisStores({ client: redis.client, prefix }).memory,
-      ] as const;
-    };
-
-    it('sees what other instances wrote although it caches parsed cards', async () => {
-      const [first, second] = await twoInstances();
-      const [kept] = await first.add(alice, [{ content: 'First note from instance one.' }]);
-      expect(await first.list(alice)).toHaveLength(1);
-      await second.add(alice, [{ content: 'Second note from instance two.' }]);
-      expect((await first.list(alice)).map((card) => card.content)).toEqual([
-        'First note from instance one.',
-        'Second note from instance two.',
-      ]);
-      await second.remove(alice, [kept!.id]);
-      expect((await first.list(alice)).map((card) => card.content)).toEqual([
-        'Second note from instance two.',
-      ]);
-      await first.add(alice, [{ content: 'Third note from instance one.' }]);
-      await first.add(alice, [{ content: 'Second note from instance two!' }]);
-      expect((await second.list(alice)).map((card) => card.content)).toEqual([
-        'Second note from instance two.',
-        'Third note from instance one.',
-      ]);
-      // Cached cards are never handed out: changing a listed card changes nothing.
-      const [listed] = await first.list(alice);
-      listed!.tags.push('mutated');
-      expect((await first.list(alice))[0]!.tags).toEqual([]);
-    });
-
-    it('keeps indexes gap-free from 0 when clears race with appends', async () => {
-      const { history } = redis.stores();
-      const turn = [
-        { role: 'user' as const, content: 'question' },
-        { role: 'assistant' as const, content: 'answer' },
-      ];
-      await Promise.all(
-        Array.from({ length: 30 }, (_, step) =>
-          step % 5 === 4 ? history.clear(alice) : history.append(alice, turn),
-        ),
-      );
-      const all = await history.read(alice);
-      expect(all.map((entry) => entry.index)).toEqual(all.map((_, index) => index));
-      expect(all.map((entry) => entry.turn)).toEqual(
-        all.map((_, index) => 1 + Math.floor(index / 2)),
-      );
-      expect(await history.count(alice)).toBe(all.length);
-      expect((await history.append(alice, turn))[0]!.index).toBe(all.length);
     });
 
     it('loads its scripts again after the server forgot them', async () => {
@@ -520,6 +447,39 @@ describe.skipIf(!redisServerBinary())('Redis connection faults (a server of thei
       await stores.close();
     }
     // The admin connection reconnects too, for the next tests.
+    await eventuallySucceeds(() => admin.sendCommand(['PING']));
+  });
+
+  it('rejects the call a DEBUG RESTART cuts off with StorageError, and works after it', async () => {
+    const stores = createRedisStores({ url: server.url, prefix: 'debug-restart' });
+    try {
+      await stores.history.append(alice, [message]);
+      await stores.memory.add(alice, [{ content: 'Cached before the restart.' }]);
+      expect(await stores.memory.list(alice)).toHaveLength(1);
+      let error: unknown;
+      const uncaught = await withoutUncaughtErrors(async () => {
+        // The append waits behind the pause; the restart (an admin command, not held) then
+        // drops every connection, the append's included.
+        await admin.sendCommand(['CLIENT', 'PAUSE', '10000', 'WRITE']);
+        const pending = rejection(stores.history.append(alice, [message]));
+        await sleep(200);
+        await admin.sendCommand(['DEBUG', 'RESTART']).catch(() => undefined);
+        error = await pending;
+      });
+      expect(uncaught).toEqual([]);
+      expect(StorageError.isInstance(error), String(error)).toBe(true);
+      expect((error as Error).message).toMatch(/connection to Redis was lost/u);
+      // The server restarted without persistence: the stores work again on what it holds
+      // (nothing), and the cached cards of the old data are not handed out.
+      expect(await eventuallySucceeds(() => stores.history.count(alice))).toBe(0);
+      expect(await stores.memory.list(alice)).toEqual([]);
+      await stores.memory.add(alice, [{ content: 'Added after the restart.' }]);
+      expect((await stores.memory.list(alice)).map((card) => card.content)).toEqual([
+        'Added after the restart.',
+      ]);
+    } finally {
+      await stores.close();
+    }
     await eventuallySucceeds(() => admin.sendCommand(['PING']));
   });
 });

@@ -15,6 +15,8 @@ export interface TestRedis {
   client: RedisCommandClient;
   /** Stores under a new prefix. */
   stores(options?: Omit<RedisStoresOptions, 'client' | 'url' | 'prefix'>): RedisStores;
+  /** `count` sets of stores under one new prefix, as `count` application instances. */
+  instances(count: number): RedisStores[];
   /** A prefix no other test uses. */
   uniquePrefix(): string;
   /** Every key under the prefixes made so far. */
@@ -56,6 +58,10 @@ export async function openRedis(url: string): Promise<TestRedis> {
     uniquePrefix,
     keys,
     stores: (options = {}) => createRedisStores({ ...options, client, prefix: uniquePrefix() }),
+    instances(count) {
+      const prefix = uniquePrefix();
+      return Array.from({ length: count }, () => createRedisStores({ client, prefix }));
+    },
     async cleanup() {
       const found = await keys();
       for (let start = 0; start < found.length; start += 500) {

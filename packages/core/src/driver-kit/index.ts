@@ -8,7 +8,15 @@ export {
 // Storage plumbing every driver shares: ids, scopes, codecs, locks, clocks and error mapping.
 export { mergeCards, validateDrafts } from '../memory/index.js';
 export { assertOffloadId, isOffloadId, offloadId } from '../offload/index.js';
-export { normalizedVector } from '../retrieval/normalized-vector.js';
+export {
+  checkIndexIds,
+  checkIndexScopeKey,
+  clampK,
+  compareHits,
+  keepBest,
+  prepareIndexItems,
+} from '../retrieval/memory-index-input.js';
+export { cosine, normalizedVector } from '../retrieval/normalized-vector.js';
 export {
   appendJsonLines,
   assertLease,
@@ -37,7 +45,14 @@ export {
   writeFileAtomic,
 } from '../storage/index.js';
 export { type BackoffOptions, exponentialBackoff } from './backoff.js';
+export { cardConflictKeys, draftConflictKeys } from './conflict-keys.js';
 export { isSocketErrorCode } from './connection-loss.js';
+export {
+  type DriverStores,
+  type DriverStoresOptions,
+  type ResolvedDriverOptions,
+  resolveDriverOptions,
+} from './driver-stores.js';
 export { type ErrorEventEmitter, guardErrorEvents, isErrorEventEmitter } from './error-events.js';
 export { createKeyedQueue, type KeyedQueue } from './keyed-queue.js';
 export { loadPeerDependency, type PeerDependency } from './peer-dependency.js';
@@ -63,6 +78,22 @@ export {
   prepareMessages,
   safeIdGenerator,
 } from './records.js';
+export {
+  assertConnectionTarget,
+  type ConnectionTarget,
+  type DatabaseErrors,
+  databaseErrors,
+} from './storage-errors.js';
+export { getStoredCard } from './stored-card.js';
+export {
+  addSynced,
+  applyRemoval,
+  copyCard,
+  listedCards,
+  type SyncedAddOptions,
+  type SyncedCommit,
+  type SyncedCommitOutcome,
+} from './synced-add.js';
 export {
   createSyncedCardCache,
   mergeSynced,

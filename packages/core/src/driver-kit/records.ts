@@ -179,20 +179,8 @@ export function offloadNotFound(id: string): NotFoundError {
   return new NotFoundError({ message: `No offloaded content ${id} in this scope.`, id });
 }
 
-export function cardNotFound(id: string): NotFoundError {
-  return new NotFoundError({ message: `No memory card ${id} in this scope.`, id });
-}
-
-/** Validates the ids passed to `remove`. */
-export function assertCardIds(ids: readonly string[]): void {
-  if (!Array.isArray(ids)) {
-    throw new InvalidArgumentError({
-      message: `remove expects an array of card ids; got ${typeof ids}.`,
-      argument: 'ids',
-    });
-  }
-  for (const id of ids) assertSafeId(id, 'card id');
-}
+// One definition, shared with the stores of this package.
+export { assertCardIds, cardNotFound } from '../memory/card-records.js';
 
 /** The text a card is found by in keyword search: its content and tags, without NUL characters. */
 export function cardSearchText(card: MemoryCard): string {

@@ -92,6 +92,8 @@ export interface SyncedMerge {
   results: MemoryCard[];
   /** The cards to write: new ones and changed ones, in the index's order. Empty: nothing to write. */
   writes: MemoryCard[];
+  /** The ids of the new cards among `writes`, in the order they were added. */
+  added: string[];
 }
 
 /**
@@ -104,13 +106,14 @@ export function mergeSynced(
   options: { scope: Scope; now: string; generateId: () => string },
 ): SyncedMerge {
   const before = index.cursor();
-  const { results, changed } = index.merge(drafts, options);
-  if (!changed) return { results, writes: [] };
+  const { results, outcomes, changed } = index.merge(drafts, options);
+  if (!changed) return { results, writes: [], added: [] };
   const ids = index.changesSince(before) ?? [];
   const writes = ids
     .map((id) => index.get(id))
     .filter((card): card is MemoryCard => card !== undefined);
-  return { results, writes };
+  const added = outcomes.flatMap((outcome) => (outcome.kind === 'added' ? [outcome.cardId] : []));
+  return { results, writes, added };
 }
 
 /**

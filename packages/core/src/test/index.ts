@@ -11,7 +11,7 @@ export {
   arbitraryOpenAIChatMessages,
   arbitraryText,
   arbitraryToolInput,
-} from './arbitraries/messages.js';
+} from './arbitraries/index.js';
 export { createFakeClock, type FakeClock } from './clock.js';
 export {
   createFixedEmbedder,
@@ -19,6 +19,8 @@ export {
   type FixedEmbedder,
   type FixedEmbedderOptions,
 } from './embedders.js';
+export { rejection, until, withoutUncaughtErrors } from './faults.js';
+export { fillerText } from './filler-text.js';
 export {
   type HistoryStoreFactory,
   type HistoryStoreFactoryOptions,
@@ -43,6 +45,10 @@ export {
   testMemoryIndex,
 } from './memory-index-suite.js';
 export {
+  type MemoryStoreInstancesFactory,
+  testMemoryStoreInstances,
+} from './memory-store-instances.js';
+export {
   type MemoryStoreFactory,
   type MemoryStoreFactoryOptions,
   testMemoryStore,
@@ -61,7 +67,7 @@ export {
   type OpenAIServerRequest,
   type OpenAIServerToolCall,
   startOpenAICompatibleServer,
-} from './openai-server.js';
+} from './openai-server/index.js';
 export {
   auditStoredConversation,
   type PlaySharedConversationOptions,
@@ -69,6 +75,19 @@ export {
   type StoredConversationAudit,
   sharedConversation,
 } from './shared-conversation.js';
+export {
+  type ProcessStores,
+  runSharedStoresJob,
+  type SharedStoresJob,
+  type SharedStoresProcessesOptions,
+  testSharedStoresProcesses,
+  type WriterHandle,
+} from './shared-stores-processes.js';
+export {
+  type SharedStores,
+  type SharedStoresFactories,
+  testSharedStores,
+} from './shared-stores-suite.js';
 export {
   createFailingSummarizer,
   createScriptedComplete,
@@ -78,3 +97,10 @@ export {
   type ScriptedStep,
   summaryReply,
 } from './summarizers.js';
+export {
+  agentReply,
+  isSummaryRequest,
+  type WireProblemsOptions,
+  wireMessages,
+  wireProblems,
+} from './wire-audit.js';
