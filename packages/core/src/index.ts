@@ -34,16 +34,8 @@ export type {
   HistoryMode,
 } from './compression/index.js';
 export { compact, DEFAULT_COMPRESSION_SETTINGS } from './compression/index.js';
-export type {
-  ContextManager,
-  ContextManagerOptions,
-  FlushOptions,
-  MemoryOptions,
-  PrepareOptions,
-  PrepareResult,
-  RelevantMemories,
-  RelevantMemoriesOptions,
-} from './context/index.js';
+// The context manager's options and results: every type of that file is public.
+export type * from './context/context-manager-types.js';
 export { createContextManager, defaultMemoryScope } from './context/index.js';
 export type {
   AssistantContentPart,
@@ -100,6 +92,8 @@ export type {
   SummarizeRequest,
   SummarizeResult,
   Summarizer,
+  SummarizerFailureKind,
+  SummarizerFallback,
   SummarySections,
   SystemMessage,
   TextPart,
@@ -294,6 +288,7 @@ export {
   hasPublicTokenizer,
 } from './tokens/index.js';
 export type {
+  MemoryToolName,
   MemoryToolsOptions,
   RecallConversationResult,
   ReloadContextOptions,

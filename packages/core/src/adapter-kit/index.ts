@@ -6,7 +6,14 @@
  */
 export { KeyedLru } from '../cache/index.js';
 export { HISTORY_MODES } from '../compression/index.js';
-export { windowPartOf } from '../context/index.js';
+export {
+  type CallRecordInput,
+  createCallRecord,
+  type ReconstructCallsInput,
+  reconstructCallRecords,
+  sameValue,
+  windowPartOf,
+} from '../context/index.js';
 export { FLUSH_SYSTEM_PROMPT } from '../flush/index.js';
 export { startsTurn } from '../history/index.js';
 export {
@@ -26,12 +33,16 @@ export {
   lastUserMessage,
   leadingSystemCount,
   MAX_MESSAGE_JSON_DEPTH,
+  mapToolOutput,
   OPENAI_CHAT_OPTIONS_KEY,
+  readCtxmemMetadata,
   toolCallsOf,
   toolOutputText,
   toolResultsOf,
+  withMarkerUnder,
   withMessageIds,
 } from '../messages/index.js';
+export { raceSignal } from '../retrieval/race-signal.js';
 export { checkScope } from '../storage/index.js';
 export {
   buildSummaryPrompt,
