@@ -1,6 +1,13 @@
 #!/usr/bin/env node
-import { callerDirectory } from './caller-directory.js';
-import { runCli } from './run-cli.js';
+import module from 'node:module';
+
+// Caches compiled code across runs (Node ≥ 22.1, as `tsc` does): a short command such as
+// `ctxmem memory search` spends a large share of its time compiling modules. It must run before
+// the rest of the CLI is imported, hence the dynamic imports below.
+module.enableCompileCache?.();
+
+const { callerDirectory } = await import('./caller-directory.js');
+const { runCli } = await import('./run-cli.js');
 
 // `ctxmem compact … | head` closes the pipe early; that is not an error.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
