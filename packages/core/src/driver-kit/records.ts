@@ -13,7 +13,11 @@ import {
   type WorkingState,
 } from '../contracts/index.js';
 import { CorruptDataError, InvalidArgumentError, NotFoundError } from '../errors/index.js';
-import { encodeState as encodeHistoryState } from '../history/history-records.js';
+import {
+  encodeState as encodeHistoryState,
+  normalizeRange as normalizeHistoryRange,
+  normalizeTurns as normalizeHistoryTurns,
+} from '../history/history-records.js';
 import { startsTurn } from '../history/index.js';
 import {
   assertSafeId,
@@ -23,10 +27,6 @@ import {
   SCOPE_FIELDS,
   type StorableJson,
 } from '../storage/index.js';
-
-function isNonNegativeInteger(value: unknown): value is number {
-  return typeof value === 'number' && Number.isInteger(value) && value >= 0;
-}
 
 /** Default id of a message stored without one (the same form core's stores use). */
 export function generateMessageId(): string {
@@ -120,40 +120,13 @@ export function normalizeRange(range: { from?: number; to?: number } | undefined
   from: number;
   to: number | undefined;
 } {
-  const from = range?.from ?? 0;
-  const to = range?.to;
-  if (!isNonNegativeInteger(from)) {
-    throw new InvalidArgumentError({
-      message: `range.from must be a non-negative integer; got ${from}.`,
-      argument: 'range.from',
-    });
-  }
-  if (to !== undefined && to !== Number.POSITIVE_INFINITY && !isNonNegativeInteger(to)) {
-    throw new InvalidArgumentError({
-      message: `range.to must be a non-negative integer; got ${to}.`,
-      argument: 'range.to',
-    });
-  }
+  const { from, to } = normalizeHistoryRange(range);
   return { from, to: to === Number.POSITIVE_INFINITY ? undefined : to };
 }
 
 /** Validates turn numbers for `readTurns` and returns them sorted and distinct. */
 export function normalizeTurns(turns: readonly number[]): number[] {
-  if (!Array.isArray(turns)) {
-    throw new InvalidArgumentError({
-      message: `readTurns expects an array of turn numbers; got ${typeof turns}.`,
-      argument: 'turns',
-    });
-  }
-  for (const turn of turns) {
-    if (!isNonNegativeInteger(turn)) {
-      throw new InvalidArgumentError({
-        message: `Turn numbers must be non-negative integers; got ${turn}.`,
-        argument: 'turns',
-      });
-    }
-  }
-  return [...new Set(turns)].sort((left, right) => left - right);
+  return [...normalizeHistoryTurns(turns)].sort((left, right) => left - right);
 }
 
 export { assertExpectedVersion } from '../history/history-records.js';
