@@ -26,7 +26,7 @@
 import { createHash } from 'node:crypto';
 import type { MemoryCard, MemoryCardDraft, MemoryCardType } from '../contracts/index.js';
 import { analyzeCardContent, type CardAnalysis } from '../memory/card-analysis.js';
-import { analysisOf, shapeKeys, subsetKeys, tokenSetKey } from '../memory/card-index.js';
+import { analysisOf, shapeKeys, subsetKeys, tokenSetKey } from '../memory/card-lookup-keys.js';
 import {
   NEAR_DUPLICATE_THRESHOLD,
   SUPERSEDING_CARD_TYPES,

@@ -21,20 +21,23 @@
  * `supersedes`), so the outcome of a merge is exactly what comparing with every card would give.
  * Each card is analysed once, when it is indexed; nothing is cleared and re-analysed.
  */
-import { KeyedLru } from '../cache/index.js';
 import type { MemoryCard, MemoryCardDraft, MemoryCardType, Scope } from '../contracts/index.js';
 import {
   analyzeCardContent,
   type CardAnalysis,
   isNearDuplicate,
   jaccard,
-  MAX_CHANGED_TOKENS,
-  MIN_SHARED_SHARE,
-  MIN_SHARED_TOKENS,
   NEAR_DUPLICATE_THRESHOLD,
   SUPERSEDING_CARD_TYPES,
   supersedes,
 } from './card-analysis.js';
+import {
+  analysisOf,
+  rememberAnalysis,
+  shapeKeys,
+  subsetKeys,
+  tokenSetKey,
+} from './card-lookup-keys.js';
 import { newCard } from './card-records.js';
 import { type ValidDraft, validateDrafts } from './validate-drafts.js';
 
@@ -101,71 +104,6 @@ export interface CardIndexCursor {
 const CHANGE_LOG_LIMIT = 10_000;
 let generations = 0;
 
-// Analyses are kept with the card object they were computed for (a WeakMap never has to be
-// cleared), and by content in a bounded LRU that evicts one entry at a time: stores that parse
-// their cards anew for each `mergeCards` call (Redis, Postgres) do not re-analyse them all.
-const analyses = new WeakMap<MemoryCard, CardAnalysis>();
-const analysesByContent = new KeyedLru<CardAnalysis>(100_000);
-
-export function analysisOf(card: MemoryCard): CardAnalysis {
-  const cached = analyses.get(card);
-  if (cached?.content === card.content) return cached;
-  const analysis = analysesByContent.get(card.content) ?? analyzeCardContent(card.content);
-  analysesByContent.set(card.content, analysis);
-  analyses.set(card, analysis);
-  return analysis;
-}
-
-const TYPE_CODES: Record<MemoryCardType, number> = {
-  goal: 1,
-  decision: 2,
-  constraint: 3,
-  todo: 4,
-  code: 5,
-  fact: 6,
-  preference: 7,
-};
-
-function mix(hash: number, value: number): number {
-  return Math.imul(hash ^ value, 0x01000193) >>> 0;
-}
-
-function tokenHash(token: string): number {
-  let hash = 0x811c9dc5;
-  for (let index = 0; index < token.length; index++) hash = mix(hash, token.charCodeAt(index));
-  return hash;
-}
-
-/**
- * The supersession keys of a token sequence: one per way to cut out a span of at most
- * `MAX_CHANGED_TOKENS` tokens that leaves enough shared tokens around it, hashing the type, the
- * tokens before the span and the tokens after it. Two cards one supersedes the other share the
- * key of their common prefix and suffix. Small integers (hash collisions only add candidates,
- * which are checked), so a card costs a few map entries, not a few strings.
- */
-export function shapeKeys(type: MemoryCardType, tokens: readonly string[]): number[] {
-  const length = tokens.length;
-  const minShared = Math.max(MIN_SHARED_TOKENS, Math.ceil(MIN_SHARED_SHARE * length - 1e-9));
-  if (length < minShared) return [];
-  const hashes = tokens.map(tokenHash);
-  const prefix = new Uint32Array(length + 1);
-  const suffix = new Uint32Array(length + 1);
-  prefix[0] = 0x9e3779b9;
-  suffix[length] = 0x85ebca6b;
-  for (let index = 0; index < length; index++)
-    prefix[index + 1] = mix(prefix[index]!, hashes[index]!);
-  for (let index = length - 1; index >= 0; index--)
-    suffix[index] = mix(suffix[index + 1]!, hashes[index]!);
-  const keys: number[] = [];
-  for (let cut = 0; cut <= MAX_CHANGED_TOKENS && length - cut >= minShared; cut++) {
-    for (let start = 0; start + cut <= length; start++) {
-      const key = mix(mix(mix(TYPE_CODES[type], start), prefix[start]!), suffix[start + cut]!);
-      keys.push(key & 0x3fffffff);
-    }
-  }
-  return keys;
-}
-
 function addTo<Key>(map: Map<Key, Set<string>>, key: Key, id: string): void {
   let set = map.get(key);
   if (!set) {
@@ -180,41 +118,6 @@ function removeFrom<Key>(map: Map<Key, Set<string>>, key: Key, id: string): void
   if (!set) return;
   set.delete(id);
   if (set.size === 0) map.delete(key);
-}
-
-/** Most token subsets looked up for one draft before falling back to prefix filtering. */
-const MAX_SUBSET_LOOKUPS = 256;
-
-export function tokenSetKey(tokens: Iterable<string>): string {
-  return [...tokens].sort().join('\u0000');
-}
-
-/**
- * The keys of every subset of `sorted` without 1 to `missing` of its tokens, or undefined when
- * there are more than `MAX_SUBSET_LOOKUPS` of them.
- */
-export function subsetKeys(sorted: readonly string[], missing: number): string[] | undefined {
-  let count = 0;
-  let combinations = 1;
-  for (let removed = 1; removed <= missing; removed++) {
-    combinations = (combinations * (sorted.length - removed + 1)) / removed;
-    count += combinations;
-    if (count > MAX_SUBSET_LOOKUPS) return undefined;
-  }
-  const keys: string[] = [];
-  const kept: string[] = [];
-  const visit = (position: number, removed: number) => {
-    if (position === sorted.length) {
-      if (removed > 0) keys.push(kept.join('\u0000'));
-      return;
-    }
-    kept.push(sorted[position]!);
-    visit(position + 1, removed);
-    kept.pop();
-    if (removed < missing) visit(position + 1, removed + 1);
-  };
-  visit(0, 0);
-  return keys;
 }
 
 function mergeTags(first: readonly string[], second: readonly string[]): string[] {
@@ -367,7 +270,7 @@ export function createCardIndex(cards: readonly MemoryCard[] = []): CardIndex {
     }
 
     const card = newCard(draft, { id: generateId(), now, scope });
-    analyses.set(card, analysis);
+    rememberAnalysis(card, analysis);
     const superseded = supersededBy(analysis, draft.type);
     for (const older of superseded) change({ ...older, supersededBy: card.id, updatedAt: now });
     change(card);
