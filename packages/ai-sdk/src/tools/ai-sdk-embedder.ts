@@ -2,10 +2,10 @@ import {
   CtxmemError,
   type CtxmemErrorOptions,
   type Embedder,
-  EmbedderDimensionError,
   type EmbedderKind,
   InvalidArgumentError,
 } from '@ctxmem/core';
+import { embeddingVector } from '@ctxmem/core/adapter-kit';
 import { type EmbeddingModel, embedMany } from 'ai';
 
 export interface AiSdkEmbedderOptions {
@@ -82,24 +82,6 @@ function positiveInteger(argument: string, value: number): void {
   }
 }
 
-function normalize(
-  vector: readonly number[],
-  dimensions: number,
-  embedderId: string,
-): Float32Array {
-  if (vector.length !== dimensions) {
-    throw new EmbedderDimensionError({ embedderId, expected: dimensions, actual: vector.length });
-  }
-  let squared = 0;
-  for (const value of vector) squared += value * value;
-  const result = Float32Array.from(vector);
-  // A zero vector stays zero: it matches nothing, which is the honest answer.
-  if (squared === 0) return result;
-  const scale = 1 / Math.sqrt(squared);
-  for (let index = 0; index < result.length; index++) result[index]! *= scale;
-  return result;
-}
-
 /**
  * A ctxmem `Embedder` over an AI SDK embedding model (`embedMany`), with L2-normalised vectors,
  * for `createMemorySearch({ embedder })` and memory indexes. Works with any provider's embedding
@@ -153,7 +135,8 @@ export function aiSdkEmbedder(
           if (abortSignal?.aborted) throw abortSignal.reason;
           throw new AiSdkEmbeddingError({ embedderId, cause: error });
         }
-        for (const vector of embeddings) vectors.push(normalize(vector, dimensions, embedderId));
+        for (const vector of embeddings)
+          vectors.push(embeddingVector(vector, dimensions, embedderId));
       }
       return vectors;
     },

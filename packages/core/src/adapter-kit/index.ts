@@ -42,6 +42,7 @@ export {
   withMarkerUnder,
   withMessageIds,
 } from '../messages/index.js';
+export { embeddingVector } from '../retrieval/normalized-vector.js';
 export { raceSignal } from '../retrieval/race-signal.js';
 export { checkScope } from '../storage/index.js';
 export {

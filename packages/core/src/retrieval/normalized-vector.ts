@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from '../errors/index.js';
+import { EmbedderDimensionError } from './embedder-dimension-error.js';
 
 /**
  * Checks a vector given to a `MemoryIndex` and returns an L2-normalised copy. Embedders already
@@ -36,6 +37,29 @@ export function normalizedVector(
     for (let position = 0; position < copy.length; position++) copy[position]! *= scale;
   }
   return copy;
+}
+
+/**
+ * A vector an embedding model returned, checked and L2-normalised for an `Embedder`: every
+ * adapter's embedder goes through this, so a model of the wrong length fails with the same
+ * `EmbedderDimensionError` (which memory search treats as a configuration mistake, not a passing
+ * failure) whichever framework it came from.
+ */
+export function embeddingVector(
+  vector: unknown,
+  dimensions: number,
+  embedderId: string,
+): Float32Array {
+  if (!Array.isArray(vector) && !(vector instanceof Float32Array)) {
+    throw new InvalidArgumentError({
+      message: `The embedding model ${embedderId} returned no vector`,
+      argument: 'embeddings',
+    });
+  }
+  if (vector.length !== dimensions) {
+    throw new EmbedderDimensionError({ embedderId, expected: dimensions, actual: vector.length });
+  }
+  return normalizedVector(Float32Array.from(vector as ArrayLike<number>), dimensions, 'embedding');
 }
 
 /** Dot product of two normalised vectors, clamped to the cosine's range. */

@@ -1,5 +1,5 @@
 import { type Embedder, InvalidArgumentError } from '@ctxmem/core';
-import { raceSignal } from '@ctxmem/core/adapter-kit';
+import { embeddingVector, raceSignal } from '@ctxmem/core/adapter-kit';
 import type { EmbeddingsInterface } from '@langchain/core/embeddings';
 
 export interface LangChainEmbedderOptions {
@@ -17,31 +17,6 @@ function modelName(embeddings: EmbeddingsInterface): string {
   const model = typeof fields.model === 'string' ? fields.model : fields.modelName;
   const className = (embeddings as object).constructor?.name ?? 'Embeddings';
   return typeof model === 'string' ? `${className}:${model}` : className;
-}
-
-/** Checks a vector and returns an L2-normalised `Float32Array` (a zero vector stays zero). */
-export function normalizedVector(vector: readonly number[], dimensions: number): Float32Array {
-  if (!Array.isArray(vector) || vector.length !== dimensions) {
-    throw new InvalidArgumentError({
-      message: `The embedding model returned ${Array.isArray(vector) ? vector.length : 'no'} dimensions, expected ${dimensions}`,
-      argument: 'dimensions',
-    });
-  }
-  let squared = 0;
-  for (const value of vector) {
-    if (!Number.isFinite(value)) {
-      throw new InvalidArgumentError({
-        message: `The embedding model returned a non-finite value (${value})`,
-        argument: 'embeddings',
-      });
-    }
-    squared += value * value;
-  }
-  const result = Float32Array.from(vector);
-  if (squared === 0) return result;
-  const scale = 1 / Math.sqrt(squared);
-  for (let index = 0; index < result.length; index++) result[index]! *= scale;
-  return result;
 }
 
 /**
@@ -69,8 +44,9 @@ export function langChainEmbedder(
       argument: 'dimensions',
     });
   }
+  const embedderId = id ?? `langchain:${modelName(embeddings)}:${dimensions}`;
   return {
-    id: id ?? `langchain:${modelName(embeddings)}:${dimensions}`,
+    id: embedderId,
     dimensions,
     async embed(texts, { abortSignal } = {}) {
       if (texts.length === 0) return [];
@@ -81,7 +57,7 @@ export function langChainEmbedder(
           argument: 'embeddings',
         });
       }
-      return vectors.map((vector) => normalizedVector(vector, dimensions));
+      return vectors.map((vector) => embeddingVector(vector, dimensions, embedderId));
     },
   };
 }

@@ -1,4 +1,9 @@
-import { createInMemoryMemoryStore, createMemorySearch, InvalidArgumentError } from '@ctxmem/core';
+import {
+  createInMemoryMemoryStore,
+  createMemorySearch,
+  EmbedderDimensionError,
+  InvalidArgumentError,
+} from '@ctxmem/core';
 import { testMemoryIndex } from '@ctxmem/core/test';
 import { MemoryVectorStore } from '@langchain/classic/vectorstores/memory';
 import type { Document } from '@langchain/core/documents';
@@ -68,7 +73,7 @@ describe('langChainEmbedder', () => {
     expect(Math.hypot(...vector!)).toBeCloseTo(1, 5);
     expect(await embedder.embed([])).toEqual([]);
     await expect(langChainEmbedder(embeddings, { dimensions: 9 }).embed(['x'])).rejects.toThrow(
-      InvalidArgumentError,
+      EmbedderDimensionError,
     );
     expect(() => langChainEmbedder(embeddings, { dimensions: -1 })).toThrow(InvalidArgumentError);
     const aborted = new AbortController();

@@ -4,6 +4,7 @@ import {
   type MemoryIndexHit,
   type MemoryIndexItem,
 } from '@ctxmem/core';
+import { normalizedVector } from '@ctxmem/core/driver-kit';
 import { Document } from '@langchain/core/documents';
 import type { VectorStoreInterface } from '@langchain/core/vectorstores';
 
@@ -43,18 +44,8 @@ function invalid(argument: string, message: string): InvalidArgumentError {
 }
 
 function checkedVector(vector: unknown, dimensions: number, argument: string): number[] {
-  if (!(vector instanceof Float32Array)) throw invalid(argument, 'must be a Float32Array');
-  if (vector.length !== dimensions) {
-    throw invalid(argument, `has ${vector.length} dimensions, the index has ${dimensions}`);
-  }
-  let squared = 0;
-  for (const value of vector) {
-    if (!Number.isFinite(value)) throw invalid(argument, `contains a non-finite value (${value})`);
-    squared += value * value;
-  }
   // Normalised, so stores that score by dot product give the cosine too.
-  const scale = squared > 0 ? 1 / Math.sqrt(squared) : 0;
-  return Array.from(vector, (value) => value * scale);
+  return Array.from(normalizedVector(vector, dimensions, argument));
 }
 
 function checkedId(id: unknown, argument: string): string {
