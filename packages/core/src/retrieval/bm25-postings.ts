@@ -78,8 +78,8 @@ export function push(posting: Posting, slot: number, frequency: number): void {
   posting.documentFrequency++;
 }
 
-/** Position of `value` in the sorted `values`, or -1. */
-export function sortedIndexOf(values: readonly string[], value: string): number {
+/** The first position in the sorted `values` whose value is not below `value`. */
+export function lowerBound(values: readonly string[], value: string): number {
   let low = 0;
   let high = values.length;
   while (low < high) {
@@ -87,5 +87,11 @@ export function sortedIndexOf(values: readonly string[], value: string): number 
     if (values[middle]! < value) low = middle + 1;
     else high = middle;
   }
-  return values[low] === value ? low : -1;
+  return low;
+}
+
+/** Position of `value` in the sorted `values`, or -1. */
+export function sortedIndexOf(values: readonly string[], value: string): number {
+  const position = lowerBound(values, value);
+  return values[position] === value ? position : -1;
 }

@@ -1,5 +1,6 @@
 /** The best `k` of BM25's matches, selected in linear time (see `topHits`). */
 import type { Bm25Hit } from './bm25-index.js';
+import { lowerBound } from './bm25-postings.js';
 
 /** Higher scores first; ties are broken by id so that results never depend on insertion order. */
 function compareHits(left: Bm25Hit, right: Bm25Hit): number {
@@ -71,14 +72,7 @@ export function topHits(
     else if (score === threshold) {
       const id = ids[slots[position]!]!;
       if (tied.length === room && id >= tied[room - 1]!) continue;
-      let low = 0;
-      let high = tied.length;
-      while (low < high) {
-        const middle = (low + high) >>> 1;
-        if (tied[middle]! < id) low = middle + 1;
-        else high = middle;
-      }
-      tied.splice(low, 0, id);
+      tied.splice(lowerBound(tied, id), 0, id);
       if (tied.length > room) tied.pop();
     }
   }
