@@ -23,7 +23,5 @@ export class OptionalPackageMissingError extends CtxmemError {
     this.packages = packages;
   }
 
-  static override isInstance(error: unknown): error is OptionalPackageMissingError {
-    return CtxmemError.hasMarker(error, OptionalPackageMissingError.errorName);
-  }
+  static override readonly isInstance = CtxmemError.markerGuard<OptionalPackageMissingError>(this);
 }

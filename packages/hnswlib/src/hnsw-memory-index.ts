@@ -4,13 +4,7 @@ import {
   type MemoryIndexItem,
   StorageError,
 } from '@ctxmem/core';
-import {
-  checkIndexIds,
-  checkIndexScopeKey,
-  clampK,
-  compareHits,
-  withFileLock,
-} from '@ctxmem/core/driver-kit';
+import { checkIndexIds, checkIndexScopeKey, withFileLock } from '@ctxmem/core/driver-kit';
 import {
   type HnswLoadProblem,
   type HnswMemoryIndexOptions,
@@ -27,7 +21,8 @@ import {
   readIndexPair,
   writeIndexPair,
 } from './index-file.js';
-import { clampScore, exactTopHits } from './scoring.js';
+import { LabelTable } from './label-table.js';
+import { searchScope } from './scope-search.js';
 import { normalisedArray, type PreparedItem, prepareItems } from './validate.js';
 
 export type {
@@ -35,17 +30,6 @@ export type {
   HnswMemoryIndexOptions,
   HnswMemoryIndexStats,
 } from './hnsw-settings.js';
-
-interface ScopeMembers {
-  labels: Set<number>;
-  /** Normalised vectors of the members, present only while the scope is searched exactly. */
-  vectors: Map<number, Float32Array> | undefined;
-}
-
-interface LabelEntry {
-  id: string;
-  scopeKey: string;
-}
 
 /**
  * A `MemoryIndex` on an HNSW graph (hnswlib, native): approximate nearest neighbours in about a
@@ -64,10 +48,7 @@ export class HnswMemoryIndex implements MemoryIndex {
 
   readonly #settings: Settings;
   #native: NativeIndex;
-  readonly #idToLabel = new Map<string, number>();
-  readonly #labels = new Map<number, LabelEntry>();
-  readonly #scopes = new Map<string, ScopeMembers>();
-  #nextLabel = 0;
+  readonly #labels: LabelTable;
   #dirty = false;
   #closed = false;
   #needsRebuild = true;
@@ -80,6 +61,7 @@ export class HnswMemoryIndex implements MemoryIndex {
     this.dimensions = settings.dimensions;
     this.path = settings.path;
     this.#native = createNativeIndex(settings, settings.initialCapacity);
+    this.#labels = new LabelTable(settings.exactSearchMaxItems);
   }
 
   /** Opens (or creates) an index; loads the saved one when `path` is given and it is valid. */
@@ -113,14 +95,12 @@ export class HnswMemoryIndex implements MemoryIndex {
   }
 
   stats(): HnswMemoryIndexStats {
-    let cachedVectors = 0;
-    for (const members of this.#scopes.values()) cachedVectors += members.vectors?.size ?? 0;
     return {
       liveItems: this.#labels.size,
       deletedSlots: this.#native.getCurrentCount() - this.#labels.size,
       capacity: this.#native.getMaxElements(),
-      scopes: this.#scopes.size,
-      cachedVectors,
+      scopes: this.#labels.scopeCount,
+      cachedVectors: this.#labels.cachedVectors(),
     };
   }
 
@@ -135,14 +115,14 @@ export class HnswMemoryIndex implements MemoryIndex {
     checkIndexIds(ids);
     await this.#exclusive(() => {
       for (const id of ids) {
-        const label = this.#idToLabel.get(id);
+        const label = this.#labels.labelOf(id);
         if (label === undefined) continue;
         try {
           this.#native.markDelete(label);
         } catch (error) {
           throw nativeError('remove an item', this.path, error);
         }
-        this.#forget(label);
+        this.#labels.forget(label);
         this.#dirty = true;
       }
     });
@@ -156,14 +136,8 @@ export class HnswMemoryIndex implements MemoryIndex {
     const { k, scopeKey } = options ?? ({} as { k: number; scopeKey: string });
     checkIndexScopeKey(scopeKey, 'scopeKey');
     const query = normalisedArray(vector, this.dimensions, 'vector');
-    const members = this.#scopes.get(scopeKey);
-    const limit = clampK(k, members?.labels.size ?? 0);
-    if (!members || limit === 0) return [];
-    const exactLimit = this.#exactSearchMaxItems();
-    if (members.labels.size <= exactLimit) return this.#exactSearch(members, query, limit);
-    // A scope that grew well past the limit no longer needs its vector copies.
-    if (members.labels.size > exactLimit * 2) members.vectors = undefined;
-    return this.#graphSearch(members, query, limit);
+    const { efSearch } = this.#settings;
+    return searchScope(this.#native, this.#labels, { query, k, scopeKey, efSearch });
   }
 
   /**
@@ -176,10 +150,7 @@ export class HnswMemoryIndex implements MemoryIndex {
     await this.#exclusive(() => {
       const capacity = Math.max(this.#settings.initialCapacity, Math.ceil(prepared.length * 1.25));
       this.#native = createNativeIndex(this.#settings, capacity);
-      this.#idToLabel.clear();
       this.#labels.clear();
-      this.#scopes.clear();
-      this.#nextLabel = 0;
       this.#apply(prepared);
       this.#needsRebuild = false;
       this.#dirty = true;
@@ -205,7 +176,7 @@ export class HnswMemoryIndex implements MemoryIndex {
       this.#closed = true;
       // Drop the native graph and the vector copies now rather than with this object.
       this.#native = createNativeIndex(this.#settings, 1);
-      for (const members of this.#scopes.values()) members.vectors = undefined;
+      this.#labels.dropVectors();
     });
   }
 
@@ -221,33 +192,20 @@ export class HnswMemoryIndex implements MemoryIndex {
     return run;
   }
 
-  #exactSearchMaxItems(): number {
-    const limit = this.#settings.exactSearchMaxItems;
-    if (limit !== 'auto') return limit;
-    return Math.max(256, Math.floor(Math.sqrt(256 * this.#labels.size)));
-  }
-
   #apply(items: readonly PreparedItem[]): void {
-    const added = items.filter((item) => !this.#idToLabel.has(item.id)).length;
+    const added = items.filter((item) => !this.#labels.has(item.id)).length;
     this.#ensureCapacity(added);
     for (const item of items) {
-      const existing = this.#idToLabel.get(item.id);
+      const existing = this.#labels.labelOf(item.id);
       try {
         if (existing === undefined) {
-          const label = this.#nextLabel;
           // Reuses the slot of a removed item when there is one.
-          this.#native.addPoint(item.vector, label, true);
-          this.#nextLabel += 1;
-          this.#idToLabel.set(item.id, label);
-          this.#labels.set(label, { id: item.id, scopeKey: item.scopeKey });
-          this.#join(item.scopeKey, label, item.vector);
+          this.#native.addPoint(item.vector, this.#labels.nextLabel, true);
+          this.#labels.add(item.id, item.scopeKey, item.vector);
         } else {
           // Updates in place; `replaceDeleted` must stay off here or hnswlib would duplicate it.
           this.#native.addPoint(item.vector, existing);
-          const entry = this.#labels.get(existing)!;
-          this.#leave(entry.scopeKey, existing);
-          entry.scopeKey = item.scopeKey;
-          this.#join(item.scopeKey, existing, item.vector);
+          this.#labels.move(existing, item.scopeKey, item.vector);
         }
       } catch (error) {
         throw nativeError('add an item', this.path, error);
@@ -269,95 +227,14 @@ export class HnswMemoryIndex implements MemoryIndex {
     }
   }
 
-  #join(scopeKey: string, label: number, vector: number[]): void {
-    const members = this.#membersOf(scopeKey);
-    members.labels.add(label);
-    const exactLimit = this.#exactSearchMaxItems();
-    // Copy the vector now, while it is at hand, if the scope will be searched exactly: reading it
-    // back from the native index later costs far more.
-    if (members.labels.size <= exactLimit) members.vectors ??= new Map();
-    else if (members.labels.size > exactLimit * 2) members.vectors = undefined;
-    members.vectors?.set(label, Float32Array.from(vector));
-  }
-
-  #membersOf(scopeKey: string): ScopeMembers {
-    let members = this.#scopes.get(scopeKey);
-    if (!members) {
-      members = { labels: new Set(), vectors: undefined };
-      this.#scopes.set(scopeKey, members);
-    }
-    return members;
-  }
-
-  #leave(scopeKey: string, label: number): void {
-    const members = this.#scopes.get(scopeKey);
-    if (!members) return;
-    members.labels.delete(label);
-    members.vectors?.delete(label);
-    if (members.labels.size === 0) this.#scopes.delete(scopeKey);
-  }
-
-  #forget(label: number): void {
-    const entry = this.#labels.get(label);
-    if (!entry) return;
-    this.#labels.delete(label);
-    this.#idToLabel.delete(entry.id);
-    this.#leave(entry.scopeKey, label);
-  }
-
-  #exactSearch(members: ScopeMembers, query: number[], limit: number): MemoryIndexHit[] {
-    if (!members.vectors) members.vectors = new Map();
-    const vectors = members.vectors;
-    return exactTopHits(members.labels, Float32Array.from(query), limit, {
-      vectorOf: (label) => {
-        let vector = vectors.get(label);
-        if (!vector) {
-          // Loaded from disk or cached after the scope shrank: read the stored (normalised) vector once.
-          vector = Float32Array.from(this.#native.getPoint(label));
-          vectors.set(label, vector);
-        }
-        return vector;
-      },
-      idOf: (label) => this.#labels.get(label)!.id,
-    });
-  }
-
-  #graphSearch(members: ScopeMembers, query: number[], limit: number): MemoryIndexHit[] {
-    const labels = members.labels;
-    // Without other scopes the filter callback (a call into JavaScript per visited node) is waste.
-    const filter =
-      labels.size === this.#labels.size ? undefined : (label: number) => labels.has(label);
-    let result = this.#native.searchKnn(query, limit, filter);
-    if (result.neighbors.length < limit) {
-      // Heavily deleted or filtered graphs can strand the search; widen it once.
-      const { efSearch } = this.#settings;
-      this.#native.setEf(Math.max(efSearch * 4, limit * 2));
-      try {
-        result = this.#native.searchKnn(query, limit, filter);
-      } finally {
-        this.#native.setEf(efSearch);
-      }
-    }
-    if (result.neighbors.length < limit) return this.#exactSearch(members, query, limit);
-    return result.neighbors
-      .map((label, position) => ({
-        id: this.#labels.get(label)!.id,
-        score: clampScore(1 - result.distances[position]!),
-      }))
-      .sort(compareHits);
-  }
-
   async #load(path: string): Promise<void> {
     try {
       const { native, header } = await readIndexPair(path, this.dimensions);
       native.setEf(this.#settings.efSearch);
       this.#native = native;
-      this.#nextLabel = header.nextLabel;
+      this.#labels.restoreNextLabel(header.nextLabel);
       for (const [id, label, scopePosition] of header.items) {
-        const scopeKey = header.scopes[scopePosition]!;
-        this.#idToLabel.set(id, label);
-        this.#labels.set(label, { id, scopeKey });
-        this.#membersOf(scopeKey).labels.add(label);
+        this.#labels.restore(id, label, header.scopes[scopePosition]!);
       }
       this.#needsRebuild = false;
       this.#loadProblem = undefined;
@@ -380,9 +257,9 @@ export class HnswMemoryIndex implements MemoryIndex {
       path,
       () =>
         writeIndexPair(path, this.#native, (print) =>
-          buildHeader(this.#labels, {
+          buildHeader(this.#labels.entries, {
             dimensions: this.dimensions,
-            nextLabel: this.#nextLabel,
+            nextLabel: this.#labels.nextLabel,
             print,
           }),
         ),

@@ -63,9 +63,7 @@ export class AiSdkEmbeddingError extends CtxmemError {
     this.embedderId = embedderId;
   }
 
-  static override isInstance(error: unknown): error is AiSdkEmbeddingError {
-    return CtxmemError.hasMarker(error, AiSdkEmbeddingError.errorName);
-  }
+  static override readonly isInstance = CtxmemError.markerGuard<AiSdkEmbeddingError>(this);
 }
 
 function modelName(model: EmbeddingModel): string {

@@ -31,7 +31,7 @@ import { mentionsTool } from './memory-tool-definitions.js';
 import { isRecord, memoryToolToAdd, type OutputTokens, outputTokensOf } from './request-tools.js';
 
 /** Offloads are stored under this scope, so `ctxmem reload` finds them. */
-export const CLI_SCOPE: Scope = {};
+export const CLI_SCOPE: Scope = Object.freeze({});
 
 /**
  * From this many tokens a body shows progress on a terminal (any size with `--model`, whose

@@ -1,32 +1,22 @@
-import { CtxmemError, type CtxmemErrorOptions } from './ctxmem-error.js';
+import { CtxmemError } from './ctxmem-error.js';
 
 /**
  * An optimistic update lost a race: the stored version changed since it was read. For a
  * positional history append, the versions are history lengths (`at` and the stored count) and
  * `position` names the first position where the stored history and the appended messages differ.
  */
-export class ConflictError extends CtxmemError {
+export class ConflictError extends CtxmemError<{
+  expectedVersion: number;
+  actualVersion: number;
+  position?: number;
+}> {
   static override readonly errorName = 'CtxmemConflictError';
   /** The version the writer expected. */
-  readonly expectedVersion: number;
+  declare readonly expectedVersion: number;
   /** The version found in the store. */
-  readonly actualVersion: number;
+  declare readonly actualVersion: number;
   /** For a positional history append: the position of the conflict (a different message, or the first missing one). */
-  readonly position: number | undefined;
+  declare readonly position: number | undefined;
 
-  constructor({
-    expectedVersion,
-    actualVersion,
-    position,
-    ...options
-  }: CtxmemErrorOptions & { expectedVersion: number; actualVersion: number; position?: number }) {
-    super(options);
-    this.expectedVersion = expectedVersion;
-    this.actualVersion = actualVersion;
-    this.position = position;
-  }
-
-  static override isInstance(error: unknown): error is ConflictError {
-    return CtxmemError.hasMarker(error, ConflictError.errorName);
-  }
+  static override readonly isInstance = CtxmemError.markerGuard<ConflictError>(this);
 }

@@ -10,24 +10,52 @@ function markerOf(errorName: string): symbol {
   return Symbol.for(errorName.startsWith('ctxmem.error') ? errorName : `ctxmem.error.${errorName}`);
 }
 
+function hasMarkerOf(error: unknown, errorName: string): boolean {
+  const marker = markerOf(errorName);
+  return (
+    error != null &&
+    typeof error === 'object' &&
+    marker in error &&
+    (error as Record<symbol, unknown>)[marker] === true
+  );
+}
+
 /**
- * Base class of every error ctxmem throws. A subclass declares its `errorName` and its own fields;
- * the constructor marks the error with a global symbol per class in its chain, and each class's
- * `isInstance` checks its marker instead of `instanceof`, so it still works when two copies of the package
- * are installed side by side.
+ * Base class of every error ctxmem throws. A subclass declares its `errorName`, its own fields and
+ * its `isInstance`:
+ *
+ * ```ts
+ * class NotFoundError extends CtxmemError<{ id: string }> {
+ *   static override readonly errorName = 'CtxmemNotFoundError';
+ *   declare readonly id: string;
+ *   static override readonly isInstance = CtxmemError.markerGuard<NotFoundError>(this);
+ * }
+ * ```
+ *
+ * The constructor copies every option other than `message` and `cause` onto the error (the
+ * subclass's `Fields`, declared with `declare` so no field initializer overwrites them) and marks
+ * the error with a global symbol per class in its chain; each class's `isInstance` checks its
+ * marker instead of `instanceof`, so it still works when two copies of the package are installed
+ * side by side.
  */
-export class CtxmemError extends Error {
+export class CtxmemError<Fields extends object = Record<never, never>> extends Error {
   /** The `name` of this class's errors, and the key of its marker. */
   static readonly errorName: string = 'CtxmemError';
 
   override readonly name: string;
   override readonly cause?: unknown;
 
-  constructor({ message, cause, name }: CtxmemErrorOptions & { name?: string }) {
+  constructor({
+    message,
+    cause,
+    name,
+    ...fields
+  }: CtxmemErrorOptions & { name?: string } & Fields) {
     super(message);
     const errorClass = new.target as unknown as typeof CtxmemError;
     this.name = name ?? errorClass.errorName;
     this.cause = cause;
+    Object.assign(this, fields);
     for (
       let current: unknown = errorClass;
       typeof current === 'function' && current !== Error;
@@ -42,16 +70,21 @@ export class CtxmemError extends Error {
 
   /** Whether `error` is a ctxmem error, from any copy of ctxmem. Safe to pass unbound (`errors.filter(CtxmemError.isInstance)`). */
   static isInstance(error: unknown): error is CtxmemError {
-    return CtxmemError.hasMarker(error, CtxmemError.errorName);
+    return hasMarkerOf(error, CtxmemError.errorName);
   }
 
+  /** Whether `error` carries the marker of the class named `errorName`. */
   protected static hasMarker(error: unknown, errorName: string): boolean {
-    const marker = markerOf(errorName);
-    return (
-      error != null &&
-      typeof error === 'object' &&
-      marker in error &&
-      (error as Record<symbol, unknown>)[marker] === true
-    );
+    return hasMarkerOf(error, errorName);
+  }
+
+  /**
+   * The `isInstance` of an error class: a function, safe to pass unbound, that tells whether an
+   * error carries the class's marker (so also an error made by another copy of ctxmem).
+   */
+  protected static markerGuard<Instance>(errorClass: {
+    readonly errorName: string;
+  }): (error: unknown) => error is Instance {
+    return (error: unknown): error is Instance => hasMarkerOf(error, errorClass.errorName);
   }
 }

@@ -1,10 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import {
   BudgetExceededError,
+  ConflictError,
+  CorruptDataError,
   CtxmemError,
+  InvalidArgumentError,
   InvalidIdError,
+  InvalidMessageError,
   NotFoundError,
+  ScopeRequiredError,
   StorageError,
+  SummarizerError,
   UnsupportedFormatError,
 } from './index.js';
 
@@ -53,5 +59,59 @@ describe('errors', () => {
     expect(format.name).toBe('CtxmemUnsupportedFormatError');
     expect(UnsupportedFormatError.isInstance(format)).toBe(true);
     expect(StorageError.isInstance(format)).toBe(false);
+  });
+
+  it('gives every class its fields, its name, instanceof and an unbound isInstance', () => {
+    const message = 'm';
+    const cases = [
+      [
+        new InvalidArgumentError({ message, argument: 'budget' }),
+        InvalidArgumentError,
+        { argument: 'budget' },
+      ],
+      [new InvalidIdError({ message, id: '../x' }), InvalidIdError, { id: '../x' }],
+      [
+        new InvalidMessageError({ message, path: 'messages[0]' }),
+        InvalidMessageError,
+        { path: 'messages[0]' },
+      ],
+      [new NotFoundError({ message, id: 'a' }), NotFoundError, { id: 'a' }],
+      [
+        new ScopeRequiredError({ message, field: 'userId' }),
+        ScopeRequiredError,
+        { field: 'userId' },
+      ],
+      [new StorageError({ message, path: undefined }), StorageError, { path: undefined }],
+      [
+        new CorruptDataError({ message, path: 'f', recoveredRecords: 2 }),
+        CorruptDataError,
+        { path: 'f', recoveredRecords: 2 },
+      ],
+      [
+        new ConflictError({ message, expectedVersion: 1, actualVersion: 2, position: 1 }),
+        ConflictError,
+        { expectedVersion: 1, actualVersion: 2, position: 1 },
+      ],
+      [
+        new SummarizerError({ message, summarizer: 'llm' }),
+        SummarizerError,
+        { summarizer: 'llm', kind: 'error' },
+      ],
+      [
+        new SummarizerError({ message, summarizer: 'llm', kind: 'timeout' }),
+        SummarizerError,
+        { summarizer: 'llm', kind: 'timeout' },
+      ],
+    ] as const;
+    const errors = cases.map(([error]) => error);
+    for (const [error, errorClass, fields] of cases) {
+      expect(error).toBeInstanceOf(errorClass);
+      expect(error).toBeInstanceOf(CtxmemError);
+      expect(error).toMatchObject({ message, name: errorClass.errorName, ...fields });
+      expect(errors.filter(errorClass.isInstance)).toEqual(
+        errors.filter((other) => other.constructor === errorClass),
+      );
+    }
+    expect(errors.filter(CtxmemError.isInstance)).toHaveLength(errors.length);
   });
 });

@@ -1,17 +1,10 @@
-import { CtxmemError, type CtxmemErrorOptions } from './ctxmem-error.js';
+import { CtxmemError } from './ctxmem-error.js';
 
 /** An option or argument is out of range (for example a NaN, zero or negative budget). */
-export class InvalidArgumentError extends CtxmemError {
+export class InvalidArgumentError extends CtxmemError<{ argument: string }> {
   static override readonly errorName = 'CtxmemInvalidArgumentError';
   /** The name of the offending option. */
-  readonly argument: string;
+  declare readonly argument: string;
 
-  constructor({ argument, ...options }: CtxmemErrorOptions & { argument: string }) {
-    super(options);
-    this.argument = argument;
-  }
-
-  static override isInstance(error: unknown): error is InvalidArgumentError {
-    return CtxmemError.hasMarker(error, InvalidArgumentError.errorName);
-  }
+  static override readonly isInstance = CtxmemError.markerGuard<InvalidArgumentError>(this);
 }

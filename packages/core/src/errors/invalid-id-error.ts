@@ -1,17 +1,10 @@
-import { CtxmemError, type CtxmemErrorOptions } from './ctxmem-error.js';
+import { CtxmemError } from './ctxmem-error.js';
 
 /** An id that ends up in a file path or key is unsafe (traversal, absolute path, NUL, too long). */
-export class InvalidIdError extends CtxmemError {
+export class InvalidIdError extends CtxmemError<{ id: string }> {
   static override readonly errorName = 'CtxmemInvalidIdError';
   /** The rejected id (truncated for display). */
-  readonly id: string;
+  declare readonly id: string;
 
-  constructor({ id, ...options }: CtxmemErrorOptions & { id: string }) {
-    super(options);
-    this.id = id;
-  }
-
-  static override isInstance(error: unknown): error is InvalidIdError {
-    return CtxmemError.hasMarker(error, InvalidIdError.errorName);
-  }
+  static override readonly isInstance = CtxmemError.markerGuard<InvalidIdError>(this);
 }

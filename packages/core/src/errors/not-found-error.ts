@@ -1,17 +1,10 @@
-import { CtxmemError, type CtxmemErrorOptions } from './ctxmem-error.js';
+import { CtxmemError } from './ctxmem-error.js';
 
 /** A requested record (offload id, turn number, card id) does not exist in this scope. */
-export class NotFoundError extends CtxmemError {
+export class NotFoundError extends CtxmemError<{ id: string }> {
   static override readonly errorName = 'CtxmemNotFoundError';
   /** What was looked up. */
-  readonly id: string;
+  declare readonly id: string;
 
-  constructor({ id, ...options }: CtxmemErrorOptions & { id: string }) {
-    super(options);
-    this.id = id;
-  }
-
-  static override isInstance(error: unknown): error is NotFoundError {
-    return CtxmemError.hasMarker(error, NotFoundError.errorName);
-  }
+  static override readonly isInstance = CtxmemError.markerGuard<NotFoundError>(this);
 }

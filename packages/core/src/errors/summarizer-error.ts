@@ -2,15 +2,17 @@ import type { SummarizerFailureKind } from '../contracts/index.js';
 import { CtxmemError, type CtxmemErrorOptions } from './ctxmem-error.js';
 
 /** A summarizer failed: the model threw, timed out, was aborted or returned nothing usable. */
-export class SummarizerError extends CtxmemError {
+export class SummarizerError extends CtxmemError<{
+  summarizer: string;
+  kind: SummarizerFailureKind;
+}> {
   static override readonly errorName = 'CtxmemSummarizerError';
   /** Name of the summarizer that failed. */
-  readonly summarizer: string;
+  declare readonly summarizer: string;
   /** Why, in a word that never quotes the input: safe to store (see `SummarizerFailureKind`). */
-  readonly kind: SummarizerFailureKind;
+  declare readonly kind: SummarizerFailureKind;
 
   constructor({
-    summarizer,
     kind = 'error',
     ...options
   }: CtxmemErrorOptions & {
@@ -18,12 +20,8 @@ export class SummarizerError extends CtxmemError {
     /** @default 'error' */
     kind?: SummarizerFailureKind;
   }) {
-    super(options);
-    this.summarizer = summarizer;
-    this.kind = kind;
+    super({ ...options, kind });
   }
 
-  static override isInstance(error: unknown): error is SummarizerError {
-    return CtxmemError.hasMarker(error, SummarizerError.errorName);
-  }
+  static override readonly isInstance = CtxmemError.markerGuard<SummarizerError>(this);
 }

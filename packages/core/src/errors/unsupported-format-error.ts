@@ -4,7 +4,5 @@ import { CtxmemError } from './ctxmem-error.js';
 export class UnsupportedFormatError extends CtxmemError {
   static override readonly errorName = 'CtxmemUnsupportedFormatError';
 
-  static override isInstance(error: unknown): error is UnsupportedFormatError {
-    return CtxmemError.hasMarker(error, UnsupportedFormatError.errorName);
-  }
+  static override readonly isInstance = CtxmemError.markerGuard<UnsupportedFormatError>(this);
 }

@@ -25,7 +25,6 @@ import {
 import {
   assertExpectedVersion,
   decodeState,
-  decodeStoredRecord,
   EMPTY_HISTORY_END,
   type EncodedStoredMessage,
   type EncodedWorkingState,
@@ -34,15 +33,16 @@ import {
   endAfter,
   generateMessageId,
   type HistoryEnd,
+  nextStateVersion,
   normalizeRange,
   normalizeTurns,
-  numberMessages,
-  stateVersionConflict,
+  recordsInRange,
+  recordsOfTurns,
   validateEncodedState,
   validateStoredRecord,
 } from './history-records.js';
 import type { HistoryStoreOptions } from './in-memory-history-store.js';
-import { assertAppendPosition, splitPositionalAppend } from './positional-append.js';
+import { assertAppendPosition, planAppend } from './positional-append.js';
 import { readTailRecords } from './read-tail-records.js';
 
 export interface FileHistoryStoreOptions extends HistoryStoreOptions, CorruptionOptions {
@@ -179,14 +179,16 @@ export function createFileHistoryStore({
             stored =
               (await readTailRecords(history, at, end.nextIndex)) ?? (await readUnderLock(history));
           }
-          const { skipped, fresh } =
-            at === undefined
-              ? { skipped: [], fresh: encoded }
-              : splitPositionalAppend(at, end.nextIndex, stored, encoded);
-          if (fresh.length === 0) return skipped.map(decodeStoredRecord);
-          const records = numberMessages(end, fresh, isoNow(clock), generateId);
-          await appendJsonLines(history, records);
-          return [...skipped, ...records].map(decodeStoredRecord);
+          const { records, appended } = planAppend({
+            at,
+            end,
+            stored,
+            encoded,
+            createdAt: () => isoNow(clock),
+            generateId,
+          });
+          if (records.length > 0) await appendJsonLines(history, records);
+          return appended;
         },
         lock,
       );
@@ -194,18 +196,14 @@ export function createFileHistoryStore({
 
     async read(scope, range) {
       const { history } = pathsOf(scope);
-      const { from, to } = normalizeRange(range);
-      const records = await readAll(history);
-      return records
-        .filter((record) => record.index >= from && record.index < to)
-        .map(decodeStoredRecord);
+      const wanted = normalizeRange(range);
+      return recordsInRange(await readAll(history), wanted);
     },
 
     async readTurns(scope, turns) {
       const { history } = pathsOf(scope);
       const wanted = normalizeTurns(turns);
-      const records = await readAll(history);
-      return records.filter((record) => wanted.has(record.turn)).map(decodeStoredRecord);
+      return recordsOfTurns(await readAll(history), wanted);
     },
 
     async count(scope) {
@@ -230,11 +228,7 @@ export function createFileHistoryStore({
         path,
         async () => {
           const current = await currentState(path);
-          const actualVersion = current?.version ?? 0;
-          if (actualVersion !== expectedVersion) {
-            throw stateVersionConflict(expectedVersion, actualVersion);
-          }
-          const version = actualVersion + 1;
+          const version = nextStateVersion(expectedVersion, current?.version ?? 0);
           const record: EncodedWorkingState = { version, state: encoded };
           if (!tidied.has(path)) {
             // Temporary files of writers killed mid-write; safe to delete while holding the lock.

@@ -168,6 +168,36 @@ export function stateVersionConflict(
   });
 }
 
+/**
+ * The version a compare-and-set of the working state writes: the one after `expectedVersion`
+ * when the stored version (`actualVersion`, 0 without a state) is still `expectedVersion`.
+ * Throws `ConflictError` when another writer got there first.
+ */
+export function nextStateVersion(expectedVersion: number, actualVersion: number): number {
+  if (actualVersion !== expectedVersion) {
+    throw stateVersionConflict(expectedVersion, actualVersion);
+  }
+  return actualVersion + 1;
+}
+
+/** The records of the `wanted` turns (see `normalizeTurns`), decoded. */
+export function recordsOfTurns(
+  records: readonly EncodedStoredMessage[],
+  wanted: ReadonlySet<number>,
+): StoredMessage[] {
+  return records.filter((record) => wanted.has(record.turn)).map(decodeStoredRecord);
+}
+
+/** The records whose positions lie in `from ..< to` (see `normalizeRange`), decoded. */
+export function recordsInRange(
+  records: readonly EncodedStoredMessage[],
+  { from, to }: { from: number; to: number },
+): StoredMessage[] {
+  return records
+    .filter((record) => record.index >= from && record.index < to)
+    .map(decodeStoredRecord);
+}
+
 /** Validates and encodes a working state before it is written. */
 export function encodeState(state: Omit<WorkingState, 'version'>): StorableJson {
   if (state === null || typeof state !== 'object') {

@@ -11,7 +11,6 @@ import {
 import {
   assertExpectedVersion,
   decodeState,
-  decodeStoredRecord,
   EMPTY_HISTORY_END,
   type EncodedStoredMessage,
   type EncodedWorkingState,
@@ -19,12 +18,13 @@ import {
   encodeState,
   endAfter,
   generateMessageId,
+  nextStateVersion,
   normalizeRange,
   normalizeTurns,
-  numberMessages,
-  stateVersionConflict,
+  recordsInRange,
+  recordsOfTurns,
 } from './history-records.js';
-import { assertAppendPosition, splitPositionalAppend } from './positional-append.js';
+import { assertAppendPosition, planAppend } from './positional-append.js';
 
 export interface HistoryStoreOptions {
   /**
@@ -82,40 +82,30 @@ export function createInMemoryHistoryStore({
       if (at !== undefined) assertAppendPosition(at);
       if (encoded.length === 0 && at === undefined) return [];
       // Everything below runs in one synchronous step: no other call interleaves.
-      const data = scopes.get(key) ?? { records: [] };
-      const last = data.records.at(-1);
-      const end = last ? endAfter(last) : EMPTY_HISTORY_END;
-      const { skipped, fresh } =
-        at === undefined
-          ? { skipped: [], fresh: encoded }
-          : splitPositionalAppend(
-              at,
-              end.nextIndex,
-              data.records.slice(at, at + encoded.length),
-              encoded,
-            );
-      if (fresh.length > 0) {
-        const records = numberMessages(end, fresh, isoNow(clock), generateId);
-        dataOf(key).records.push(...records);
-        return [...skipped, ...records].map(decodeStoredRecord);
-      }
-      return skipped.map(decodeStoredRecord);
+      const held = scopes.get(key)?.records ?? [];
+      const last = held.at(-1);
+      const { records, appended } = planAppend({
+        at,
+        end: last ? endAfter(last) : EMPTY_HISTORY_END,
+        stored: at === undefined ? [] : held.slice(at, at + encoded.length),
+        encoded,
+        createdAt: () => isoNow(clock),
+        generateId,
+      });
+      if (records.length > 0) dataOf(key).records.push(...records);
+      return appended;
     },
 
     async read(scope, range) {
       const key = keyOf(scope);
-      const { from, to } = normalizeRange(range);
-      const records = scopes.get(key)?.records ?? [];
-      return records
-        .filter((record) => record.index >= from && record.index < to)
-        .map(decodeStoredRecord);
+      const wanted = normalizeRange(range);
+      return recordsInRange(scopes.get(key)?.records ?? [], wanted);
     },
 
     async readTurns(scope, turns) {
       const key = keyOf(scope);
       const wanted = normalizeTurns(turns);
-      const records = scopes.get(key)?.records ?? [];
-      return records.filter((record) => wanted.has(record.turn)).map(decodeStoredRecord);
+      return recordsOfTurns(scopes.get(key)?.records ?? [], wanted);
     },
 
     async count(scope) {
@@ -133,12 +123,9 @@ export function createInMemoryHistoryStore({
       assertExpectedVersion(expectedVersion);
       const encoded = encodeState(state);
       const data = dataOf(key);
-      const actualVersion = data.state?.version ?? 0;
-      if (actualVersion !== expectedVersion) {
-        throw stateVersionConflict(expectedVersion, actualVersion);
-      }
-      data.state = { version: actualVersion + 1, state: encoded };
-      return actualVersion + 1;
+      const version = nextStateVersion(expectedVersion, data.state?.version ?? 0);
+      data.state = { version, state: encoded };
+      return version;
     },
 
     async clear(scope) {

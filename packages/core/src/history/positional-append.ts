@@ -1,8 +1,13 @@
 import { messageFingerprint } from '../context/message-fingerprint.js';
-import type { Message } from '../contracts/index.js';
+import type { Message, StoredMessage } from '../contracts/index.js';
 import { ConflictError, InvalidArgumentError } from '../errors/index.js';
 import { decodeStorable, type StorableJson } from '../storage/index.js';
-import { decodeStoredRecord, type EncodedStoredMessage } from './history-records.js';
+import {
+  decodeStoredRecord,
+  type EncodedStoredMessage,
+  type HistoryEnd,
+  numberMessages,
+} from './history-records.js';
 
 /**
  * Whether `incoming` is the message already stored at its position: the same id, or else the same
@@ -88,4 +93,35 @@ export function splitPositionalAppend(
     skipped: overlap.slice(0, skippedCount) as EncodedStoredMessage[],
     fresh: encoded.slice(skippedCount),
   };
+}
+
+/**
+ * One append of `encoded` messages to a history ending at `end`, as the in-process stores make it
+ * inside their atomic step: a plain append (`at` undefined) numbers every message after the end;
+ * a positional one first skips what is already stored (`stored`: the records from `at` on, see
+ * `splitPositionalAppend`). Returns the records to write after the end (none when nothing is
+ * new) and the stored messages `append` resolves to.
+ */
+export function planAppend({
+  at,
+  end,
+  stored,
+  encoded,
+  createdAt,
+  generateId,
+}: {
+  at: number | undefined;
+  end: HistoryEnd;
+  stored: readonly EncodedStoredMessage[];
+  encoded: readonly StorableJson[];
+  /** Called only when there is something to write. */
+  createdAt: () => string;
+  generateId: () => string;
+}): { records: EncodedStoredMessage[]; appended: StoredMessage[] } {
+  const { skipped, fresh } =
+    at === undefined
+      ? { skipped: [], fresh: encoded }
+      : splitPositionalAppend(at, end.nextIndex, stored, encoded);
+  const records = fresh.length === 0 ? [] : numberMessages(end, fresh, createdAt(), generateId);
+  return { records, appended: [...skipped, ...records].map(decodeStoredRecord) };
 }

@@ -21,6 +21,7 @@
  * `supersedes`), so the outcome of a merge is exactly what comparing with every card would give.
  * Each card is analysed once, when it is indexed; nothing is cleared and re-analysed.
  */
+import { randomUUID } from 'node:crypto';
 import type { MemoryCard, MemoryCardDraft, MemoryCardType, Scope } from '../contracts/index.js';
 import {
   analyzeCardContent,
@@ -31,13 +32,7 @@ import {
   SUPERSEDING_CARD_TYPES,
   supersedes,
 } from './card-analysis.js';
-import {
-  analysisOf,
-  rememberAnalysis,
-  shapeKeys,
-  subsetKeys,
-  tokenSetKey,
-} from './card-lookup-keys.js';
+import { shapeKeys, subsetKeys, tokenSetKey } from './card-lookup-keys.js';
 import { newCard } from './card-records.js';
 import { type ValidDraft, validateDrafts } from './validate-drafts.js';
 
@@ -102,7 +97,6 @@ export interface CardIndexCursor {
 
 /** Changes an index remembers for readers that sync incrementally. */
 const CHANGE_LOG_LIMIT = 10_000;
-let generations = 0;
 
 function addTo<Key>(map: Map<Key, Set<string>>, key: Key, id: string): void {
   let set = map.get(key);
@@ -134,7 +128,8 @@ export function createCardIndex(cards: readonly MemoryCard[] = []): CardIndex {
   const exact = new Map<string, string>();
   const postings = new Map<string, Set<string>>();
   const tokenSets = new Map<string, Set<string>>();
-  const generation = `${process.pid}:${generations++}:${Math.random().toString(36).slice(2)}`;
+  // A random UUID per index (not a module counter, which every index of the process would share).
+  const generation = randomUUID();
   // Ids in the order they changed; log[i] is the change that made the revision logStart + i + 1.
   let log: string[] = [];
   let logStart = 0;
@@ -146,6 +141,16 @@ export function createCardIndex(cards: readonly MemoryCard[] = []): CardIndex {
     }
   };
   const shapes = new Map<number, Set<string>>();
+  // Each card's analysis, by id, kept while the card is in this index (not in a module-level
+  // cache): a new version of a card with the same content (tags merged, superseded) reuses it.
+  const analyses = new Map<string, CardAnalysis>();
+  const analysisOf = (card: MemoryCard): CardAnalysis => {
+    const cached = analyses.get(card.id);
+    if (cached?.content === card.content) return cached;
+    const analysis = analyzeCardContent(card.content);
+    analyses.set(card.id, analysis);
+    return analysis;
+  };
   // The look-ups are built on the first merge: a process that only reads a large store (a search,
   // a list) never analyses its cards.
   let built = false;
@@ -188,6 +193,7 @@ export function createCardIndex(cards: readonly MemoryCard[] = []): CardIndex {
     unindexCard(previous);
     byId.delete(id);
     order.delete(id);
+    analyses.delete(id);
     record(id);
   }
 
@@ -270,7 +276,7 @@ export function createCardIndex(cards: readonly MemoryCard[] = []): CardIndex {
     }
 
     const card = newCard(draft, { id: generateId(), now, scope });
-    rememberAnalysis(card, analysis);
+    analyses.set(card.id, analysis);
     const superseded = supersededBy(analysis, draft.type);
     for (const older of superseded) change({ ...older, supersededBy: card.id, updatedAt: now });
     change(card);

@@ -33,9 +33,6 @@ const MINIMUM_STALE_MS = 2000;
 const FIRST_RETRY_MS = 5;
 const LONGEST_RETRY_MS = 200;
 
-/** Lock folders this process is releasing: removing those needs no stale check. */
-const releasing = new Set<string>();
-
 function lockedError(lockPath: string): Error {
   return Object.assign(new Error(`Lock ${lockPath} is held`), { code: 'ELOCKED' });
 }
@@ -78,35 +75,36 @@ async function takeOverStaleLock(lockPath: string, staleMs: number): Promise<voi
 
 type Callback = (error: NodeJS.ErrnoException | null) => void;
 
-const guardedFileSystems = new Map<number, object>();
-
-/** The `fs` proper-lockfile uses: plain `fs`, except that removing someone else's lock is guarded. */
-function guardedFileSystem(staleMs: number): object {
-  let fileSystem = guardedFileSystems.get(staleMs);
-  if (!fileSystem) {
-    fileSystem = {
-      mkdir: fs.mkdir,
-      stat: fs.stat,
-      utimes: fs.utimes,
-      realpath: fs.realpath,
-      rmdirSync: fs.rmdirSync,
-      rmdir(path: string, callback: Callback) {
-        if (releasing.has(path)) {
-          fs.rmdir(path, callback);
-          return;
-        }
-        takeOverStaleLock(path, staleMs).then(
-          () => callback(null),
-          (error: NodeJS.ErrnoException) => callback(error),
-        );
-      },
-    };
-    guardedFileSystems.set(staleMs, fileSystem);
-  }
-  return fileSystem;
+/**
+ * The `fs` proper-lockfile uses for one lock: plain `fs`, except that removing someone else's
+ * (stale) lock is guarded. Removing our own lock, once `releasing()` says so, needs no stale check.
+ */
+function guardedFileSystem(staleMs: number, releasing: () => boolean): object {
+  return {
+    mkdir: fs.mkdir,
+    stat: fs.stat,
+    utimes: fs.utimes,
+    realpath: fs.realpath,
+    rmdirSync: fs.rmdirSync,
+    rmdir(path: string, callback: Callback) {
+      if (releasing()) {
+        fs.rmdir(path, callback);
+        return;
+      }
+      takeOverStaleLock(path, staleMs).then(
+        () => callback(null),
+        (error: NodeJS.ErrnoException) => callback(error),
+      );
+    },
+  };
 }
 
-/** One queue per lock in this process, so same-process callers wait in order instead of polling. */
+/**
+ * One queue per lock path in this process, so same-process callers wait in order instead of
+ * polling. Module-level on purpose, the one shared state of this file: a lock path is a resource
+ * of the whole process (two stores on the same file in one process must queue behind each other),
+ * and an entry lives only while someone holds or awaits that lock.
+ */
 const queues = new Map<string, Promise<void>>();
 
 async function inProcessQueue<T>(key: string, operation: () => Promise<T>): Promise<T> {
@@ -133,6 +131,8 @@ async function acquire(
 ): Promise<() => Promise<void>> {
   const deadline = Date.now() + timeoutMs;
   let delay = FIRST_RETRY_MS;
+  let releasing = false;
+  const fileSystem = guardedFileSystem(staleMs, () => releasing);
   try {
     await mkdir(dirname(lockPath), { recursive: true });
   } catch (error) {
@@ -140,14 +140,18 @@ async function acquire(
   }
   for (;;) {
     try {
-      return await properLockfile.lock(target, {
+      const release = await properLockfile.lock(target, {
         stale: staleMs,
         realpath: false,
         lockfilePath: lockPath,
         retries: 0,
-        fs: guardedFileSystem(staleMs),
+        fs: fileSystem,
         onCompromised,
       });
+      return async () => {
+        releasing = true;
+        await release();
+      };
     } catch (error) {
       if (!hasErrorCode(error, 'ELOCKED')) throw toStorageError(error, lockPath, 'lock');
       const remaining = deadline - Date.now();
@@ -207,14 +211,11 @@ export async function withFileLock<T>(
     try {
       return await operation();
     } finally {
-      releasing.add(lockPath);
       try {
         await release();
       } catch {
         // Already released because it was compromised (reported through onCompromised), or the
         // folder cannot be removed: others then take it over once it is stale.
-      } finally {
-        releasing.delete(lockPath);
       }
     }
   });

@@ -9,6 +9,7 @@ import {
 } from '../errors/index.js';
 import { countHistory, readHistoryTurns } from '../history/index.js';
 import type { ScopeField } from '../storage/index.js';
+import { emptySections } from '../summarize/index.js';
 import { createFakeClock, type FakeClock } from './clock.js';
 import { positionalAppendScenarios } from './history-store-multi-instance.js';
 
@@ -194,15 +195,7 @@ export function testHistoryStore(name: string, createStore: HistoryStoreFactory)
           messages: [user('kept')],
           cycle: 1,
           summary: {
-            sections: {
-              goal: ['ship'],
-              background: [],
-              keyFacts: [],
-              constraints: [],
-              decisions: [],
-              todos: [],
-              snippets: [],
-            },
+            sections: { ...emptySections(), goal: ['ship'] },
           },
           flushedCycle: 1,
         },

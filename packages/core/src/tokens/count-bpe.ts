@@ -10,18 +10,28 @@ const SCAN_MERGE_LIMIT = 96;
 /** Pieces up to this many characters have their token count cached (long pieces rarely repeat). */
 const PIECE_CACHE_MAX_LENGTH = 64;
 
-/** Entries of the per-encoding piece cache; cleared by halves when full. */
+/** Entries of a counter's piece cache; cleared by halves when full. */
 const PIECE_CACHE_SIZE = 50_000;
 
 /** 2³²: a heap key is `rank * PAIR_KEY_BASE + position`, exact in a double for ranks < 2²¹. */
 const PAIR_KEY_BASE = 4_294_967_296;
 
-const pieceCaches = new WeakMap<BpeRanks, Map<string, number>>();
-
 const utf8 = new TextEncoder();
-let byteBuffer = new Uint8Array(1024);
-let scanStarts = new Int32Array(SCAN_MERGE_LIMIT + 2);
-let scanRanks = new Int32Array(SCAN_MERGE_LIMIT + 2);
+
+/**
+ * What one counter keeps between pieces: buffers grown on demand (so ordinary text allocates
+ * nothing per piece) and the token counts of short pieces seen before. Each counter has its own,
+ * so counters share nothing but the read-only ranks.
+ */
+interface CounterState {
+  readonly encoding: BpeRanks;
+  /** The encoding's pre-tokenizer, copied: a global RegExp carries its position in `lastIndex`. */
+  readonly pattern: RegExp;
+  readonly pieceCounts: Map<string, number>;
+  byteBuffer: Uint8Array;
+  scanStarts: Int32Array;
+  scanRanks: Int32Array;
+}
 
 function isAscii(text: string): boolean {
   for (let index = 0; index < text.length; index++) {
@@ -34,10 +44,12 @@ function isAscii(text: string): boolean {
  * The UTF-8 bytes of `text` as a binary string (one char per byte). Lone surrogates become
  * U+FFFD, as in `TextEncoder` and therefore js-tiktoken.
  */
-function toBinaryString(text: string): string {
+function toBinaryString(state: CounterState, text: string): string {
   const needed = text.length * 3;
-  if (byteBuffer.length < needed)
-    byteBuffer = new Uint8Array(Math.max(needed, byteBuffer.length * 2));
+  if (state.byteBuffer.length < needed) {
+    state.byteBuffer = new Uint8Array(Math.max(needed, state.byteBuffer.length * 2));
+  }
+  const byteBuffer = state.byteBuffer;
   const { written } = utf8.encodeInto(text, byteBuffer);
   let binary = '';
   // Chunked because `apply` has an argument limit.
@@ -58,14 +70,15 @@ function rankOf(encoding: BpeRanks, bytes: string, start: number, end: number): 
 }
 
 /** Number of tokens BPE merges `bytes` into, scanning for the lowest pair (tiktoken's loop). */
-function countByScan(encoding: BpeRanks, bytes: string): number {
+function countByScan(state: CounterState, bytes: string): number {
+  const { encoding } = state;
   const length = bytes.length;
-  if (scanStarts.length < length + 2) {
-    scanStarts = new Int32Array(length + 2);
-    scanRanks = new Int32Array(length + 2);
+  if (state.scanStarts.length < length + 2) {
+    state.scanStarts = new Int32Array(length + 2);
+    state.scanRanks = new Int32Array(length + 2);
   }
-  const starts = scanStarts;
-  const pairRanks = scanRanks;
+  const starts = state.scanStarts;
+  const pairRanks = state.scanRanks;
   // Part `index` spans bytes starts[index]..starts[index + 1]; pairRanks[index] is the rank of
   // part `index` merged with part `index + 1`.
   for (let index = 0; index <= length; index++) starts[index] = index;
@@ -198,20 +211,12 @@ function countByHeap(encoding: BpeRanks, bytes: string): number {
   return parts;
 }
 
-function countBinaryPiece(encoding: BpeRanks, bytes: string): number {
+function countBinaryPiece(state: CounterState, bytes: string): number {
+  const { encoding } = state;
   if (bytes.length <= 1 || encoding.ranks.has(bytes)) return bytes.length === 0 ? 0 : 1;
   return bytes.length <= SCAN_MERGE_LIMIT
-    ? countByScan(encoding, bytes)
+    ? countByScan(state, bytes)
     : countByHeap(encoding, bytes);
-}
-
-function cacheFor(encoding: BpeRanks): Map<string, number> {
-  let cache = pieceCaches.get(encoding);
-  if (cache === undefined) {
-    cache = new Map();
-    pieceCaches.set(encoding, cache);
-  }
-  return cache;
 }
 
 function remember(cache: Map<string, number>, piece: string, count: number): void {
@@ -227,7 +232,8 @@ function remember(cache: Map<string, number>, piece: string, count: number): voi
 }
 
 /** Tokens of one pre-tokenizer piece. */
-function countPiece(encoding: BpeRanks, cache: Map<string, number>, piece: string): number {
+function countPiece(state: CounterState, piece: string): number {
+  const { encoding, pieceCounts: cache } = state;
   const ranks = encoding.ranks;
   const ascii = isAscii(piece);
   // Most pieces of ordinary text are one whole token: answer those with a single lookup.
@@ -237,28 +243,38 @@ function countPiece(encoding: BpeRanks, cache: Map<string, number>, piece: strin
     const cached = cache.get(piece);
     if (cached !== undefined) return cached;
   }
-  const count = countBinaryPiece(encoding, ascii ? piece : toBinaryString(piece));
+  const count = countBinaryPiece(state, ascii ? piece : toBinaryString(state, piece));
   if (cacheable) remember(cache, piece, count);
   return count;
 }
 
 /**
- * Exact number of tokens tiktoken's encoder produces for `text` with special tokens treated as
- * plain text (as `encode(text, [], [])` does), without building the token array.
+ * A counter of the exact number of tokens tiktoken's encoder produces for a text with special
+ * tokens treated as plain text (as `encode(text, [], [])` does), without building the token
+ * array. Each counter keeps its own piece cache and buffers (see `CounterState`).
  */
-export function countBpeTokens(encoding: BpeRanks, text: string): number {
-  if (text.length === 0) return 0;
-  const pattern = encoding.pattern;
-  const cache = cacheFor(encoding);
-  pattern.lastIndex = 0;
-  let total = 0;
-  for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
-    const piece = match[0];
-    if (piece.length === 0) {
-      pattern.lastIndex++;
-      continue;
+export function createBpeTextCounter(encoding: BpeRanks): (text: string) => number {
+  const state: CounterState = {
+    encoding,
+    pattern: new RegExp(encoding.pattern),
+    pieceCounts: new Map(),
+    byteBuffer: new Uint8Array(1024),
+    scanStarts: new Int32Array(SCAN_MERGE_LIMIT + 2),
+    scanRanks: new Int32Array(SCAN_MERGE_LIMIT + 2),
+  };
+  return (text) => {
+    if (text.length === 0) return 0;
+    const { pattern } = state;
+    pattern.lastIndex = 0;
+    let total = 0;
+    for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
+      const piece = match[0];
+      if (piece.length === 0) {
+        pattern.lastIndex++;
+        continue;
+      }
+      total += countPiece(state, piece);
     }
-    total += countPiece(encoding, cache, piece);
-  }
-  return total;
+    return total;
+  };
 }

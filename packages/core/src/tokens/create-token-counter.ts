@@ -1,13 +1,8 @@
 import type { TokenCounter } from '../contracts/index.js';
 import { InvalidArgumentError } from '../errors/index.js';
-import {
-  type BpeRanks,
-  loadBpeRanks,
-  TOKEN_ENCODING_NAMES,
-  type TokenEncodingName,
-} from './bpe-ranks.js';
+import { loadBpeRanks, TOKEN_ENCODING_NAMES, type TokenEncodingName } from './bpe-ranks.js';
 import { buildCounter, type MessageCountOptions } from './build-counter.js';
-import { countBpeTokens } from './count-bpe.js';
+import { createBpeTextCounter } from './count-bpe.js';
 import { encodingForModel } from './encoding-for-model.js';
 
 export interface TokenCounterOptions extends MessageCountOptions {
@@ -67,7 +62,8 @@ function checkedTextCounter(countText: unknown): (text: string) => number {
  * runs of one character) and per-message caches, so recounting a history that grew by one
  * message costs about that one message.
  *
- * The rank file is loaded on the first count and shared by every counter in the process.
+ * The rank file is loaded on the first count and shared, read-only, by every counter in the
+ * process; the cache of piece counts belongs to each counter.
  */
 export function createTokenCounter(options: TokenCounterOptions = {}): TokenCounter {
   const { model, encoding, countText, ...messageOptions } = options;
@@ -75,12 +71,12 @@ export function createTokenCounter(options: TokenCounterOptions = {}): TokenCoun
     return buildCounter('custom', checkedTextCounter(countText), messageOptions);
   }
   const name = resolveEncoding(model, encoding);
-  let ranks: BpeRanks | undefined;
+  let countBpe: ((text: string) => number) | undefined;
   return buildCounter(
     `tiktoken:${name}`,
     (text) => {
-      ranks ??= loadBpeRanks(name);
-      return countBpeTokens(ranks, text);
+      countBpe ??= createBpeTextCounter(loadBpeRanks(name));
+      return countBpe(text);
     },
     messageOptions,
   );

@@ -85,22 +85,35 @@ function commonFields(
   };
 }
 
+/**
+ * A message's content as every role reads it: its string, or its blocks each converted by
+ * `fromBlock` (given the block's path); anything else fails at `<path>.content`.
+ */
+function readContent<Part>(
+  message: LangChainFields,
+  path: string,
+  fromBlock: (block: unknown, blockPath: string) => Part,
+): string | Part[] {
+  const { content } = message;
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) {
+    fail(`${path}.content`, `expected a string or blocks, got ${describeValue(content)}`);
+  }
+  return content.map((block, index) => fromBlock(block, `${path}.content[${index}]`));
+}
+
 function systemFromLangChain(message: LangChainFields, path: string): SystemMessage {
   const { base, marker } = commonFields(message, path);
-  let content: string;
-  if (typeof message.content === 'string') {
-    content = message.content;
-  } else if (Array.isArray(message.content)) {
-    const texts: string[] = [];
-    message.content.forEach((value, index) => {
-      const block = requireBlock(value, `${path}.content[${index}]`);
-      if (block.type === 'text' && typeof block.text === 'string') texts.push(block.text);
-    });
-    content = texts.join('\n');
-    marker.systemBlocks = message.content as JsonValue[];
-  } else {
-    fail(`${path}.content`, `expected a string or blocks, got ${describeValue(message.content)}`);
-  }
+  const read = readContent(message, path, requireBlock);
+  if (typeof read !== 'string') marker.systemBlocks = message.content as JsonValue[];
+  const content =
+    typeof read === 'string'
+      ? read
+      : read
+          .flatMap((block) =>
+            block.type === 'text' && typeof block.text === 'string' ? [block.text] : [],
+          )
+          .join('\n');
   return { role: 'system', content, ...base, ...withMarker(marker) };
 }
 
@@ -110,16 +123,7 @@ function userFromLangChain(
   marker: LangChainMessageMarker,
   base: { id?: string; name?: string; ctxmem?: CtxmemMessageMetadata },
 ): UserMessage {
-  let content: UserMessage['content'];
-  if (typeof message.content === 'string') {
-    content = message.content;
-  } else if (Array.isArray(message.content)) {
-    content = message.content.map((block, index) =>
-      userPartFromBlock(block, `${path}.content[${index}]`),
-    );
-  } else {
-    fail(`${path}.content`, `expected a string or blocks, got ${describeValue(message.content)}`);
-  }
+  const content = readContent(message, path, userPartFromBlock);
   return { role: 'user', content, ...base, ...withMarker(marker) };
 }
 
@@ -163,27 +167,17 @@ function assistantFromLangChain(
   const calls = (message.tool_calls ?? []).map((call, index) =>
     toolCallFromLangChain(call, `${path}.tool_calls[${index}]`, toolNames),
   );
+  const read = readContent(message, path, assistantPartFromBlock);
   let content: AssistantMessage['content'];
-  if (typeof message.content === 'string') {
-    if (calls.length === 0) {
-      content = message.content;
-    } else {
-      const text: AssistantContentPart[] = message.content
-        ? [{ type: 'text', text: message.content }]
-        : [];
-      content = [...text, ...calls];
-      marker.stringContent = true;
-    }
-  } else if (Array.isArray(message.content)) {
-    if (message.content.length === 0) marker.emptyBlocks = true;
-    content = [
-      ...message.content.map((block, index) =>
-        assistantPartFromBlock(block, `${path}.content[${index}]`),
-      ),
-      ...calls,
-    ];
+  if (typeof read !== 'string') {
+    if (read.length === 0) marker.emptyBlocks = true;
+    content = [...read, ...calls];
+  } else if (calls.length === 0) {
+    content = read;
   } else {
-    fail(`${path}.content`, `expected a string or blocks, got ${describeValue(message.content)}`);
+    const text: AssistantContentPart[] = read ? [{ type: 'text', text: read }] : [];
+    content = [...text, ...calls];
+    marker.stringContent = true;
   }
   return { role: 'assistant', content, ...base, ...withMarker(marker) };
 }
@@ -208,19 +202,11 @@ function toolFromLangChain(
   if (isPlainObject(message.metadata)) marker.metadata = nonEmpty(message.metadata);
   if (base.name === undefined) marker.nameAbsent = true;
   const failed = message.status === 'error';
-  let output: ToolResultOutput;
-  if (typeof message.content === 'string') {
-    output = { type: failed ? 'error-text' : 'text', value: message.content };
-  } else if (Array.isArray(message.content)) {
-    output = {
-      type: 'content',
-      value: message.content.map((block, index) =>
-        toolItemFromBlock(block, `${path}.content[${index}]`),
-      ),
-    };
-  } else {
-    fail(`${path}.content`, `expected a string or blocks, got ${describeValue(message.content)}`);
-  }
+  const read = readContent(message, path, toolItemFromBlock);
+  const output: ToolResultOutput =
+    typeof read === 'string'
+      ? { type: failed ? 'error-text' : 'text', value: read }
+      : { type: 'content', value: read };
   return {
     role: 'tool',
     content: [
