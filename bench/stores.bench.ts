@@ -41,6 +41,7 @@ import {
 } from '../packages/core/src/retrieval/index.js';
 import { withFileLock, writeFileAtomic } from '../packages/core/src/storage/index.js';
 import { createHnswMemoryIndex } from '../packages/hnswlib/src/index.js';
+import { coldStartSections } from './memory-cold-start.js';
 import type { BenchRun, BenchSection } from './types.js';
 
 const scope = { userId: 'bench-user', sessionId: 'bench' };
@@ -393,45 +394,6 @@ async function searchSection(
   };
 }
 
-/**
- * What `ctxmem memory search` does in a new process, timed in this one: open the file store, sync
- * a new memory search (load the log, index, embed), answer one search. Twice: the first run
- * builds the indexes; the second starts from what the first saved beside the log, if anything.
- */
-async function coldStartSection(fileRoots: Map<number, string>): Promise<BenchSection> {
-  const rows: BenchSection['rows'] = [];
-  for (const root of fileRoots.values()) {
-    const query = sentence(7).split(' ').slice(2, 5).join(' ');
-    for (const run of ['first process (indexes built)', 'next process (saved indexes)']) {
-      // As `ctxmem memory search` does: no listing of the store; the search's first sync reads
-      // what it needs (all of the log the first time; the saved indexes and the log's new lines
-      // the next time).
-      const store = createFileMemoryStore({ root });
-      const search = createMemorySearch({ store, timeoutMs: 60_000 });
-      const syncStart = performance.now();
-      const report = await search.sync(scope);
-      const sync = performance.now() - syncStart;
-      const searchStart = performance.now();
-      await search.search(scope, query, { topK: 5 });
-      const first = performance.now() - searchStart;
-      rows.push({
-        run,
-        'cards in scope': report.cards,
-        'sync: read + index + embed, or load (ms)': ms(sync),
-        'first search (ms)': ms(first),
-        'total (ms)': ms(sync + first),
-      });
-    }
-  }
-  return {
-    title: 'Memory search from a file store in a new process (the path of `ctxmem memory search`)',
-    rows,
-    notes: [
-      "Target: a whole-process `ctxmem memory search` <= 1 s at 100,000 cards. Timed in this process (a fresh store and search each run, the store files already in the OS cache); Node start-up and module loading come on top. First process: the log is parsed, BM25 built, every card embedded, and the indexes saved (cards, BM25 postings as typed arrays, the position in the log). Next process: the saved file is read and adopted as it is (no card parsed, no text analysed), only log lines appended since are read, and with the hashing embedder above 5,000 cards no vectors are saved or read: the query's BM25 candidates are embedded on demand.",
-    ],
-  };
-}
-
 async function historySection(
   root: string,
   sizes: number[],
@@ -526,7 +488,11 @@ export const run: BenchRun = async ({ quick }) => {
       await memorySection(root, quick ? [100, 1000] : [100, 1000, 5000], repeats),
       await addThroughputSection(root, quick ? [1000, 10_000] : [10_000, 100_000], fileRoots),
       await searchSection(root, quick ? [1000, 10_000] : [10_000, 100_000], quick ? 30 : 100),
-      await coldStartSection(fileRoots),
+      ...(await coldStartSections(fileRoots, {
+        scope,
+        query: sentence(7).split(' ').slice(2, 5).join(' '),
+        runs: quick ? 3 : 7,
+      })),
       await historySection(root, quick ? [1000] : [1000, 10_000], repeats),
       await offloadAndLockSection(root, repeats),
     ];

@@ -1,12 +1,14 @@
 import { InvalidArgumentError } from '../errors/index.js';
 import { analyzeText, type TextAnalyzer } from '../text/index.js';
 import {
-  type Bm25Postings,
+  type AdoptablePostings,
+  exportPostings,
   newPosting,
   type Posting,
   push,
   registerBm25PostingAccess,
-  sortedIndexOf,
+  type SortedTerms,
+  sortedTerms,
 } from './bm25-postings.js';
 import { topHits } from './bm25-top-hits.js';
 
@@ -184,12 +186,12 @@ export function createBm25Index({
 
   // Adopted postings become objects only when a term is used: making 100,000 of them up front
   // would cost more than the rest of loading.
-  let adoptedPostings: Bm25Postings | undefined;
+  let adoptedPostings: (Omit<AdoptablePostings, 'terms'> & { terms: SortedTerms }) | undefined;
 
   function postingOf(term: string): Posting | undefined {
     const posting = postings.get(term);
     if (posting || !adoptedPostings) return posting;
-    const number = sortedIndexOf(adoptedPostings.terms, term);
+    const number = adoptedPostings.terms.indexOf(term);
     if (number < 0) return undefined;
     const { starts, documents, frequencies } = adoptedPostings;
     const start = starts[number]!;
@@ -208,7 +210,8 @@ export function createBm25Index({
   /** Every posting as an object (before a pass over all of them). */
   function adoptAllPostings(): void {
     if (!adoptedPostings) return;
-    for (const term of adoptedPostings.terms) postingOf(term);
+    const { terms } = adoptedPostings;
+    for (let number = 0; number < terms.length; number++) postingOf(terms.at(number));
     adoptedPostings = undefined;
   }
 
@@ -336,59 +339,31 @@ export function createBm25Index({
   };
   registerBm25PostingAccess(index, {
     export(order) {
-      const numberOf = new Int32Array(ids.length).fill(-1);
-      const lengthsOut = new Uint32Array(order.length);
-      order.forEach((id, number) => {
-        const slot = slotOf().get(id);
-        if (slot === undefined) throw new Error(`no document ${id} in the index`);
-        numberOf[slot] = number;
-        lengthsOut[number] = lengths[slot]!;
-      });
       adoptAllPostings();
-      const terms: string[] = [];
-      const starts: number[] = [0];
-      const documents: number[] = [];
-      const frequencies: number[] = [];
-      // Sorted, so that a loaded index finds a term by binary search without a map of them all.
-      const sorted = [...postings.keys()].sort((left, right) =>
-        left < right ? -1 : left > right ? 1 : 0,
-      );
-      for (const term of sorted) {
-        const posting = postings.get(term)!;
-        const before = documents.length;
-        for (let position = 0; position < posting.length; position++) {
-          const slot = posting.slots[position]!;
-          if (alive[slot] !== 1 || numberOf[slot]! < 0) continue;
-          documents.push(numberOf[slot]!);
-          frequencies.push(posting.frequencies[position]!);
-        }
-        if (documents.length === before) continue;
-        terms.push(term);
-        starts.push(documents.length);
-      }
-      return {
-        lengths: lengthsOut,
-        terms,
-        starts: Uint32Array.from(starts),
-        documents: Int32Array.from(documents),
-        frequencies: Float32Array.from(frequencies),
-      };
+      return exportPostings(order, slotOf(), { lengths, alive, postings });
     },
     adopt(order, saved, textOf) {
       if (ids.length > 0) throw new Error('postings are adopted by an empty index only');
       adoptedTextOf = textOf;
-      adoptedNumbers = Int32Array.from({ length: order.length }, (_, number) => number);
-      grow(order.length);
+      const count = order.length;
+      adoptedNumbers = new Int32Array(count);
+      grow(count);
       slotMapBuilt = false;
-      documentCount = order.length;
-      order.forEach((id, slot) => {
-        ids.push(id);
+      documentCount = count;
+      // Plain loops: at 100,000 documents a callback per document showed in a search's start-up.
+      for (let slot = 0; slot < count; slot++) {
+        adoptedNumbers[slot] = slot;
+        ids.push(order[slot]);
         lengths[slot] = saved.lengths[slot]!;
-        alive[slot] = 1;
         totalLength += saved.lengths[slot]!;
-      });
-      documentTerms.length = order.length;
-      adoptedPostings = saved;
+      }
+      alive.fill(1, 0, count);
+      documentTerms.length = count;
+      const { terms } = saved;
+      adoptedPostings = {
+        ...saved,
+        terms: Array.isArray(terms) ? sortedTerms(terms) : (terms as SortedTerms),
+      };
     },
   });
   return index;

@@ -21,6 +21,32 @@ export interface Bm25Postings {
   frequencies: Float32Array;
 }
 
+/**
+ * Sorted terms looked up by binary search, without a string made for each term up front (a
+ * saved index keeps its terms as bytes and decodes only the ones a search probes).
+ */
+export interface SortedTerms {
+  readonly length: number;
+  /** The term at `position` (in sorted order). */
+  at(position: number): string;
+  /** Position of `term`, or -1. */
+  indexOf(term: string): number;
+}
+
+/** Postings to adopt: their terms as an array or looked up in place. */
+export type AdoptablePostings = Omit<Bm25Postings, 'terms'> & {
+  terms: readonly string[] | SortedTerms;
+};
+
+/** `terms` (sorted) as `SortedTerms`. */
+export function sortedTerms(terms: readonly string[]): SortedTerms {
+  return {
+    length: terms.length,
+    at: (position) => terms[position]!,
+    indexOf: (term) => sortedIndexOf(terms, term),
+  };
+}
+
 export interface Bm25PostingAccess {
   /** The postings of the documents `order` lists (every id must be in the index). */
   export(order: readonly string[]): Bm25Postings;
@@ -29,7 +55,11 @@ export interface Bm25PostingAccess {
    * analysing any text. `textOf` gives the adopted text of document number `n` of `order` when it
    * is replaced or removed later (its terms are needed then and are not kept).
    */
-  adopt(order: readonly string[], postings: Bm25Postings, textOf: (number: number) => string): void;
+  adopt(
+    order: readonly string[],
+    postings: AdoptablePostings,
+    textOf: (number: number) => string,
+  ): void;
 }
 
 const postingAccess = new WeakMap<Bm25Index, Bm25PostingAccess>();
@@ -42,6 +72,57 @@ export function registerBm25PostingAccess(index: Bm25Index, access: Bm25PostingA
 /** Saving and loading the postings of an index of this module; undefined for any other index. */
 export function bm25PostingAccess(index: Bm25Index): Bm25PostingAccess | undefined {
   return postingAccess.get(index);
+}
+
+/**
+ * The postings of the documents `order` lists, numbered by their position in `order`, with terms
+ * sorted so that a loaded index finds a term by binary search without a map of them all. Dead
+ * slots and documents outside `order` are left out. Reads its inputs, never changes them.
+ */
+export function exportPostings(
+  order: readonly string[],
+  slotOf: ReadonlyMap<string, number>,
+  {
+    lengths,
+    alive,
+    postings,
+  }: { lengths: Float64Array; alive: Uint8Array; postings: ReadonlyMap<string, Posting> },
+): Bm25Postings {
+  const numberOf = new Int32Array(alive.length).fill(-1);
+  const lengthsOut = new Uint32Array(order.length);
+  order.forEach((id, number) => {
+    const slot = slotOf.get(id);
+    if (slot === undefined) throw new Error(`no document ${id} in the index`);
+    numberOf[slot] = number;
+    lengthsOut[number] = lengths[slot]!;
+  });
+  const terms: string[] = [];
+  const starts: number[] = [0];
+  const documents: number[] = [];
+  const frequencies: number[] = [];
+  const sorted = [...postings.keys()].sort((left, right) =>
+    left < right ? -1 : left > right ? 1 : 0,
+  );
+  for (const term of sorted) {
+    const posting = postings.get(term)!;
+    const before = documents.length;
+    for (let position = 0; position < posting.length; position++) {
+      const slot = posting.slots[position]!;
+      if (alive[slot] !== 1 || !(numberOf[slot]! >= 0)) continue;
+      documents.push(numberOf[slot]!);
+      frequencies.push(posting.frequencies[position]!);
+    }
+    if (documents.length === before) continue;
+    terms.push(term);
+    starts.push(documents.length);
+  }
+  return {
+    lengths: lengthsOut,
+    terms,
+    starts: Uint32Array.from(starts),
+    documents: Int32Array.from(documents),
+    frequencies: Float32Array.from(frequencies),
+  };
 }
 
 /** The documents that contain one term: parallel arrays of slots and term frequencies. */

@@ -13,6 +13,7 @@ import type { RetrievalMode } from './memory-search-types.js';
 import { cosine, normalizedVector } from './normalized-vector.js';
 import { raceSignal } from './race-signal.js';
 import type { ScopeState } from './scope-state.js';
+import { SearchIndexFileError } from './search-index-error.js';
 import type { SearchSettings } from './search-settings.js';
 
 /**
@@ -171,6 +172,8 @@ export function createCandidateSearch(
       } catch (error) {
         // The caller giving up is not an embedder failure: let it through.
         if (abortSignal?.aborted) throw abortSignal.reason;
+        // A damaged saved card: the search rebuilds the scope (see `memory-search.ts`).
+        if (SearchIndexFileError.isInstance(error)) throw error;
         embeddings.recordFailure(error);
         if (EmbedderDimensionError.isInstance(error)) throw error;
         fallBack(VectorTimeoutError.isInstance(error) ? 'timeout' : 'error', errorMessage(error));

@@ -9,6 +9,7 @@ import { EmbedderDimensionError } from './embedder-dimension-error.js';
 import { normalizedVector } from './normalized-vector.js';
 import { raceSignal } from './race-signal.js';
 import { type Entry, embeddingCacheKey, type ScopeState } from './scope-state.js';
+import { SearchIndexFileError } from './search-index-error.js';
 import type { SearchSettings } from './search-settings.js';
 
 /** The vector side did not answer within `timeoutMs`: not an embedder failure. */
@@ -61,6 +62,8 @@ export function createCardEmbeddings({
   const cacheKey = (entry: Entry) => embeddingCacheKey(embedder.id, entry);
 
   function recordFailure(error: unknown): void {
+    // A damaged saved card is not the embedder's fault (the search rebuilds the scope).
+    if (SearchIndexFileError.isInstance(error)) return;
     if (EmbedderDimensionError.isInstance(error)) dimensionError = error;
     else if (!VectorTimeoutError.isInstance(error))
       failure = { at: now(), message: errorMessage(error) };

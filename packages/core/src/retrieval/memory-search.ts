@@ -13,7 +13,9 @@ import type {
 } from './memory-search-types.js';
 import { rankHits } from './rank-hits.js';
 import { createScopeSync } from './scope-sync.js';
+import { SearchIndexFileError } from './search-index-error.js';
 import { checkQueryOptions, invalid, resolveSearchOptions } from './search-settings.js';
+import { candidatePool } from './sequence-context.js';
 
 export type {
   EmbeddingCache,
@@ -55,7 +57,24 @@ export function createMemorySearch(options: MemorySearchOptions): MemorySearch {
   const embeddings = createCardEmbeddings(settings);
   const searchCandidates = createCandidateSearch(settings, embeddings);
 
-  async function searchWithReport(
+  /**
+   * Runs `work` on the scope, and once more after a card of the scope's saved index turned out
+   * damaged when it was used (cards are read and checked on use): the scope is rebuilt from the
+   * store and saved over the damaged file, so the next process loads a good one.
+   */
+  async function recovering<Result>(scope: Scope, work: () => Promise<Result>): Promise<Result> {
+    try {
+      return await work();
+    } catch (error) {
+      if (!SearchIndexFileError.isInstance(error)) throw error;
+      scopes.discardSaved(scope, error);
+    }
+    const { state } = await scopes.syncCards(scope);
+    await scopes.saveIndexes(state, scope);
+    return work();
+  }
+
+  async function searchOnce(
     scope: Scope,
     query: string,
     queryOptions: MemorySearchQueryOptions = {},
@@ -86,7 +105,7 @@ export function createMemorySearch(options: MemorySearchOptions): MemorySearch {
       scope,
       query: searchQuery,
       mode,
-      poolSize: Math.max(settings.candidates, topK),
+      poolSize: Math.max(candidatePool(state, settings), topK),
       accepts,
       abortSignal,
     });
@@ -100,39 +119,45 @@ export function createMemorySearch(options: MemorySearchOptions): MemorySearch {
     return { hits, report };
   }
 
+  const searchWithReport: MemorySearch['searchWithReport'] = (scope, query, queryOptions) =>
+    recovering(scope, () => searchOnce(scope, query, queryOptions));
+
+  async function syncOnce(scope: Scope): Promise<MemorySyncReport> {
+    if (embeddings.dimensionError) throw embeddings.dimensionError;
+    const { state, added, updated, removed } = await scopes.syncCards(scope);
+    const report: MemorySyncReport = {
+      cards: state.entries.size,
+      added,
+      updated,
+      removed,
+      embedded: 0,
+    };
+    // A BM25-only search never needs vectors.
+    if (settings.mode !== 'bm25') {
+      try {
+        // A job embeds what was pending when it ran; a second pass catches cards a concurrent
+        // search added meanwhile.
+        for (let pass = 0; pass < 3 && embeddings.needsEmbedding(state); pass++) {
+          report.embedded += await embeddings.job(state);
+        }
+      } catch (error) {
+        if (SearchIndexFileError.isInstance(error)) throw error;
+        embeddings.recordFailure(error);
+        if (EmbedderDimensionError.isInstance(error)) throw error;
+        report.vectorError = errorMessage(error);
+      }
+      if (!report.vectorError) embeddings.recovered();
+    }
+    await scopes.saveIndexes(state, scope);
+    return report;
+  }
+
   return {
     async search(scope, query, queryOptions) {
       return (await searchWithReport(scope, query, queryOptions)).hits;
     },
     searchWithReport,
-    async sync(scope) {
-      if (embeddings.dimensionError) throw embeddings.dimensionError;
-      const { state, added, updated, removed } = await scopes.syncCards(scope);
-      const report: MemorySyncReport = {
-        cards: state.entries.size,
-        added,
-        updated,
-        removed,
-        embedded: 0,
-      };
-      // A BM25-only search never needs vectors.
-      if (settings.mode !== 'bm25') {
-        try {
-          // A job embeds what was pending when it ran; a second pass catches cards a concurrent
-          // search added meanwhile.
-          for (let pass = 0; pass < 3 && embeddings.needsEmbedding(state); pass++) {
-            report.embedded += await embeddings.job(state);
-          }
-        } catch (error) {
-          embeddings.recordFailure(error);
-          if (EmbedderDimensionError.isInstance(error)) throw error;
-          report.vectorError = errorMessage(error);
-        }
-        if (!report.vectorError) embeddings.recovered();
-      }
-      await scopes.saveIndexes(state, scope);
-      return report;
-    },
+    sync: (scope) => recovering(scope, () => syncOnce(scope)),
     clear() {
       scopes.clear();
     },

@@ -6,7 +6,7 @@
  * the default brute-force index, and not for a lexical embedder in a scope large enough that it
  * scores only BM25's candidates (those are embedded on demand: faster than reading every vector).
  */
-import type { Embedder, MemoryCard, MemoryIndex, MemoryStore, Scope } from '../contracts/index.js';
+import type { Embedder, MemoryIndex, MemoryStore, Scope } from '../contracts/index.js';
 import type { CheckedLogPosition } from '../memory/card-log-position.js';
 import { memorySidecarPath } from '../memory/memory-sidecar.js';
 import type { TextAnalyzer } from '../text/index.js';
@@ -14,7 +14,8 @@ import type { Bm25Index } from './bm25-index.js';
 import { bm25PostingAccess } from './bm25-index.js';
 import { adoptRows, indexedRows } from './brute-force-index.js';
 import { hash32 } from './hash-string.js';
-import type { Entry } from './scope-state.js';
+import { SavedEntry } from './saved-entries.js';
+import { type Entry, entryTime, entryType } from './scope-state.js';
 import {
   canSaveSearchIndex,
   readSearchIndexFile,
@@ -31,6 +32,16 @@ export interface SearchIndexEvent {
   path: string;
   /** What happened and why (never card content). */
   message: string;
+}
+
+/** The event of a saved index at `path` that is rebuilt for `reason`. */
+export function rebuiltEvent(scope: Scope, path: string, reason: string): SearchIndexEvent {
+  return {
+    type: 'search-index-rebuilt',
+    scope,
+    path,
+    message: `the saved search index ${path} ${reason}; it is rebuilt from the cards`,
+  };
 }
 
 export interface SavedIndexLocation {
@@ -85,12 +96,7 @@ export async function openSavedIndex({
     analyzer: variant === '' ? fingerprint(analyzer) : `${fingerprint(analyzer)} +${variant}`,
   };
   const rebuilt = (reason: string) => {
-    onIndexEvent({
-      type: 'search-index-rebuilt',
-      scope,
-      path,
-      message: `the saved search index ${path} ${reason}; it is rebuilt from the cards`,
-    });
+    onIndexEvent(rebuiltEvent(scope, path, reason));
     return { location };
   };
   let saved: SavedSearchIndex | undefined;
@@ -101,88 +107,15 @@ export async function openSavedIndex({
     return rebuilt(error.message);
   }
   if (!saved) return { location };
+  const stale = (reason: string) => {
+    saved.cards.close();
+    return rebuilt(reason);
+  };
   if (saved.embedderId !== embedder.id || saved.dimensions !== embedder.dimensions) {
-    return rebuilt(`is of another embedder (${saved.embedderId}, ${saved.dimensions} dimensions)`);
+    return stale(`is of another embedder (${saved.embedderId}, ${saved.dimensions} dimensions)`);
   }
-  if (saved.analyzer !== location.analyzer) return rebuilt('was built by another text analysis');
+  if (saved.analyzer !== location.analyzer) return stale('was built by another text analysis');
   return { location, saved };
-}
-
-/** What an entry indexes of a card: the text that is embedded, and its date terms. */
-export type EntryTexts = (card: MemoryCard) => { text: string; dateTerms: string };
-
-/** The text BM25 indexes for an entry: its text, then its date terms. */
-export function keywordText({ text, dateTerms }: { text: string; dateTerms: string }): string {
-  return dateTerms === '' ? text : `${text}\n${dateTerms}`;
-}
-
-/** What the saved entries of one loaded index share. */
-interface SavedEntrySource {
-  saved: SavedSearchIndex;
-  textsOf: EntryTexts;
-}
-
-/** A saved card, parsed (and its texts derived) only when it is used. */
-class SavedEntry implements Entry {
-  private parsed: MemoryCard | undefined;
-  private texts: { text: string; dateTerms: string } | undefined;
-
-  constructor(
-    private readonly source: SavedEntrySource,
-    private readonly number: number,
-  ) {}
-
-  get hash(): string {
-    return this.source.saved.hash(this.number);
-  }
-
-  get card(): MemoryCard {
-    this.parsed ??= JSON.parse(this.source.saved.cards.json(this.number)) as MemoryCard;
-    return this.parsed;
-  }
-
-  /** Only ever given a card of the same texts (metadata changed). */
-  set card(card: MemoryCard) {
-    this.parsed = card;
-  }
-
-  get text(): string {
-    this.texts ??= this.source.textsOf(this.card);
-    return this.texts.text;
-  }
-
-  get dateTerms(): string {
-    this.texts ??= this.source.textsOf(this.card);
-    return this.texts.dateTerms;
-  }
-
-  /** The card as JSON: the saved text itself while the card was not replaced. */
-  json(): string {
-    return this.parsed ? JSON.stringify(this.parsed) : this.source.saved.cards.json(this.number);
-  }
-}
-
-/**
- * The saved cards as entries (in their saved order) and BM25 filled with their saved postings:
- * nothing is parsed or analysed until a card is used.
- */
-export function adoptSavedIndex(
-  saved: SavedSearchIndex,
-  bm25: Bm25Index,
-  textsOf: EntryTexts,
-): Map<string, Entry> | undefined {
-  const access = bm25PostingAccess(bm25);
-  if (!access) return undefined;
-  const entries = new Map<string, Entry>();
-  const source = { saved, textsOf };
-  const adopted = saved.ids.map((id, number) => {
-    const entry = new SavedEntry(source, number);
-    entries.set(id, entry);
-    return entry;
-  });
-  // The text BM25 adopted, even once the entry is replaced by a newer card.
-  access.adopt(saved.ids, saved.postings, (number) => keywordText(adopted[number]!));
-  return entries;
 }
 
 /**
@@ -234,6 +167,12 @@ export interface SaveScopeIndexOptions {
   onIndexEvent: (event: SearchIndexEvent) => void;
 }
 
+/** Card numbers in the order of their ids, for a binary search by id (`SavedEntries`). */
+function idOrderOf(ids: readonly string[]): Uint32Array {
+  const order = Uint32Array.from(ids.keys());
+  return order.sort((left, right) => (ids[left]! < ids[right]! ? -1 : 1));
+}
+
 /** Saves the scope's indexes; a failure is reported, never thrown (the cards are safe). */
 export async function saveScopeIndex({
   location,
@@ -254,9 +193,13 @@ export async function saveScopeIndex({
   const cardJson: string[] = [];
   const embeddedIds: string[] = [];
   const rows: number[] = [];
+  const types: string[] = [];
+  const times: number[] = [];
   for (const { id, entry, embedded } of entries) {
     ids.push(id);
     hashes.push(entry.hash);
+    types.push(entryType(entry));
+    times.push(entryTime(entry));
     // A card loaded from the saved index and not used since is written back without parsing it.
     cardJson.push(entry instanceof SavedEntry ? entry.json() : JSON.stringify(entry.card));
     const vector = withVectors && embedded;
@@ -277,6 +220,9 @@ export async function saveScopeIndex({
       ids,
       hashes,
       cardJson,
+      idOrder: idOrderOf(ids),
+      types,
+      times: Float64Array.from(times),
       postings: access.export(ids),
       rows: Int32Array.from(rows),
       vectors,

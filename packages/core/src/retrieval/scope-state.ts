@@ -3,7 +3,7 @@
  * BM25, which vectors are in the index, and the embedding job's work list. The sync
  * (`scope-sync.ts`) writes it, the embedding job (`embedding-job.ts`) and the searches read it.
  */
-import type { MemoryCard } from '../contracts/index.js';
+import type { MemoryCard, MemoryCardType } from '../contracts/index.js';
 import type { CheckedLogPosition, LogPosition } from '../memory/card-log-position.js';
 import type { MemoryChangeCursor } from '../memory/memory-change-feed.js';
 import type { Bm25Index } from './bm25-index.js';
@@ -24,6 +24,52 @@ export interface Entry {
    * vector of a card are valid for this hash only.
    */
   hash: string;
+  /**
+   * The card's type, when known without parsing the card (a card of a saved index).
+   * @default `card.type`
+   */
+  readonly cardType?: MemoryCardType;
+  /**
+   * The card's `createdAt` in milliseconds since 1970 (0 when it is not a date), when known
+   * without parsing the card.
+   * @default from `card.createdAt`
+   */
+  readonly createdTime?: number;
+}
+
+/** The entry's card type; a card of a saved index is not parsed for it. */
+export function entryType(entry: Entry): MemoryCardType {
+  return entry.cardType ?? entry.card.type;
+}
+
+/** `createdAt` of the entry's card in milliseconds (0 when it is not a date), without parsing. */
+export function entryTime(entry: Entry): number {
+  return entry.createdTime ?? cardTime(entry.card);
+}
+
+/** Visits an entry's id, card type and `createdAt` in milliseconds. */
+export type TypeAndTimeVisitor = (id: string, type: MemoryCardType, time: number) => void;
+
+/**
+ * Calls `visit` for every entry, in map order, with its card's type and time; the entries of a
+ * saved index (`SavedEntries`) give them without making an entry per card.
+ */
+export function forEachTypeAndTime(
+  entries: ScopeState['entries'],
+  visit: TypeAndTimeVisitor,
+): void {
+  const source = entries as { forEachTypeAndTime?: (visit: TypeAndTimeVisitor) => void };
+  if (source.forEachTypeAndTime) {
+    source.forEachTypeAndTime(visit);
+    return;
+  }
+  for (const [id, entry] of entries) visit(id, entryType(entry), entryTime(entry));
+}
+
+/** `createdAt` of `card` in milliseconds (0 when it is not a date). */
+export function cardTime(card: MemoryCard): number {
+  const time = Date.parse(card.createdAt);
+  return Number.isFinite(time) ? time : 0;
 }
 
 export interface ScopeState {
@@ -47,6 +93,8 @@ export interface ScopeState {
   unsaved: boolean;
   /** Whether the saved indexes were looked for (once per scope and process). */
   opened: boolean;
+  /** Loading the saved indexes, on the scope's first sync: later syncs wait for it. */
+  opening?: Promise<void>;
   /**
    * Where the store's card log stood for the entries (file stores): checked when they were
    * followed through the log itself, unchecked when they came from the store's change feed.

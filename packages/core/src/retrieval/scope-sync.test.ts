@@ -49,18 +49,51 @@ describe('createScopeSync', () => {
 });
 
 describe('sequenceOf', () => {
-  it('orders the cards by createdAt, then as the store listed them, and rebuilds after a change', async () => {
+  it('orders the episodes by createdAt, then as the store listed them, and rebuilds after a change', async () => {
     const { clock, store, sync } = await setup();
+    const episodes = new Set(['episode'] as const);
     clock.set('2026-01-02T00:00:00.000Z');
-    const [late] = await store.add(scope, [{ content: 'later turn', type: 'fact', tags: [] }]);
+    const [late] = await store.add(scope, [{ content: 'later turn', type: 'episode', tags: [] }]);
+    await store.add(scope, [{ content: 'a fact is not in the sequence', type: 'fact' }]);
     clock.set('2026-01-01T00:00:00.000Z');
-    const [early] = await store.add(scope, [{ content: 'earlier turn', type: 'fact', tags: [] }]);
+    const [early] = await store.add(scope, [
+      { content: 'earlier turn', type: 'episode', tags: [] },
+    ]);
     const { state } = await sync.syncCards(scope);
-    expect(sequenceOf(state).ids).toEqual([early!.id, late!.id]);
+    expect(sequenceOf(state, episodes).ids).toEqual([early!.id, late!.id]);
     clock.set('2026-01-03T00:00:00.000Z');
-    const [last] = await store.add(scope, [{ content: 'last turn', type: 'fact', tags: [] }]);
+    const [last] = await store.add(scope, [{ content: 'last turn', type: 'episode', tags: [] }]);
     await sync.syncCards(scope);
-    expect(sequenceOf(state).ids).toEqual([early!.id, late!.id, last!.id]);
-    expect(sequenceOf(state).positions.get(last!.id)).toBe(2);
+    expect(sequenceOf(state, episodes).ids).toEqual([early!.id, late!.id, last!.id]);
+    expect(sequenceOf(state, episodes).positions.get(last!.id)).toBe(2);
+  });
+
+  it('appends records added in order and keeps the sequence when a card outside it changes', async () => {
+    const { clock, store, sync } = await setup();
+    const episodes = new Set(['episode'] as const);
+    const [first] = await store.add(scope, [{ content: 'first turn', type: 'episode' }]);
+    const { state } = await sync.syncCards(scope);
+    const built = sequenceOf(state, episodes);
+    clock.advance(1000);
+    const [second] = await store.add(scope, [{ content: 'second turn', type: 'episode' }]);
+    const [fact] = await store.add(scope, [{ content: 'a self-contained fact' }]);
+    await sync.syncCards(scope);
+    // The same sequence, grown: nothing was sorted again.
+    expect(state.sequence).toBe(built);
+    expect(built.ids).toEqual([first!.id, second!.id]);
+    await store.remove(scope, [fact!.id]);
+    await sync.syncCards(scope);
+    expect(state.sequence).toBe(built);
+
+    // A record dated before the last one, or a record leaving, has it rebuilt in order.
+    const [before] = await store.add(scope, [
+      { content: 'an imported turn', type: 'episode', occurredAt: '2025-12-31' },
+    ]);
+    await sync.syncCards(scope);
+    expect(sequenceOf(state, episodes).ids).toEqual([before!.id, first!.id, second!.id]);
+    await store.remove(scope, [first!.id]);
+    await sync.syncCards(scope);
+    expect(sequenceOf(state, episodes).ids).toEqual([before!.id, second!.id]);
+    expect(sequenceOf(state, episodes).positions.get(second!.id)).toBe(1);
   });
 });

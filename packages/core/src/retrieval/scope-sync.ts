@@ -14,17 +14,17 @@ import { createBm25Index } from './bm25-index.js';
 import { LEXICAL_FULL_SCAN_LIMIT } from './candidate-search.js';
 import { dateTerms } from './date-expressions.js';
 import { contentHash } from './hash-string.js';
+import { adoptSavedIndex, type EntryTexts, keywordText, SavedEntries } from './saved-entries.js';
 import {
-  adoptSavedIndex,
-  type EntryTexts,
-  keywordText,
   openSavedIndex,
+  rebuiltEvent,
   saveScopeIndex,
   useSavedVectors,
 } from './saved-search-index.js';
 import { embeddingCacheKey, type ScopeState } from './scope-state.js';
-import type { SavedSearchIndex } from './search-index-file.js';
+import type { SavedSearchIndex, SearchIndexFileError } from './search-index-file.js';
 import type { SearchSettings } from './search-settings.js';
+import { noteAddedEntry, noteRemovedId } from './sequence-context.js';
 
 export interface SyncCounts {
   added: number;
@@ -45,6 +45,12 @@ export interface ScopeSync {
    * Only from `sync`: a search must not pay for writing the whole index.
    */
   saveIndexes(state: ScopeState, scope: Scope): Promise<void>;
+  /**
+   * Forgets the scope's state after a card of its saved index failed its checksum when used
+   * (cards are checked when read, see `saved-card-blocks.ts`): reported, and the next sync
+   * rebuilds the scope from the store and does not load that file again.
+   */
+  discardSaved(scope: Scope, error: SearchIndexFileError): void;
   /** Forgets every scope's state. */
   clear(): void;
 }
@@ -62,6 +68,7 @@ export function createScopeSync({
   maxScopes,
   lexical,
   onIndexEvent,
+  context,
 }: SearchSettings): ScopeSync {
   /**
    * Whether the vectors of a scope of `count` cards are saved and loaded: not with a lexical
@@ -110,7 +117,9 @@ export function createScopeSync({
     const texts = entryTexts(card);
     if (existing?.text === texts.text && existing.dateTerms === texts.dateTerms) {
       // Same text, maybe new metadata (type, tags, updatedAt): nothing to re-index.
-      if (existing.card.createdAt !== card.createdAt) state.sequence = undefined;
+      if (existing.card.createdAt !== card.createdAt || existing.card.type !== card.type) {
+        state.sequence = undefined;
+      }
       existing.card = card;
       return;
     }
@@ -119,12 +128,13 @@ export function createScopeSync({
       counts.updated++;
     } else {
       counts.added++;
-      state.sequence = undefined;
     }
     // BM25 indexes the date terms after the text; the hash covers both (see `Entry.hash`).
     const indexed = keywordText(texts);
     const entry = { card, ...texts, hash: contentHash(indexed) };
     state.entries.set(card.id, entry);
+    if (!existing) noteAddedEntry(state, entry, context?.types);
+    else if (existing.card.createdAt !== card.createdAt) state.sequence = undefined;
     state.bm25.upsert(card.id, indexed);
     state.unsaved = true;
     if (state.indexed.get(card.id) !== entry.hash) state.pending.add(card.id);
@@ -140,7 +150,7 @@ export function createScopeSync({
     state.pending.delete(id);
     if (state.indexed.has(id)) state.stale.add(id);
     embeddingCache.delete(embeddingCacheKey(embedder.id, entry));
-    state.sequence = undefined;
+    noteRemovedId(state, id);
     counts.removed++;
   }
 
@@ -169,22 +179,28 @@ export function createScopeSync({
   async function syncCards(scope: Scope) {
     const state = stateOf(scope);
     const counts: SyncCounts = { added: 0, updated: 0, removed: 0 };
-    // A scope's first sync in this process starts from the indexes saved beside the cards, if any.
+    // A scope's first sync in this process starts from the indexes saved beside the cards, if any;
+    // a sync that runs meanwhile waits for them (it would otherwise index every card itself).
     if (!state.opened) {
       state.opened = true;
-      const opened = await openSavedIndex({
-        store,
-        scope,
-        embedder,
-        analyzer,
-        enabled: analyzer === analyzeText && defaultCardText,
-        variant: dates ? 'dates' : '',
-        wantVectors: vectorsSaved,
-        onIndexEvent,
+      state.opening = (async () => {
+        const opened = await openSavedIndex({
+          store,
+          scope,
+          embedder,
+          analyzer,
+          enabled: analyzer === analyzeText && defaultCardText,
+          variant: dates ? 'dates' : '',
+          wantVectors: vectorsSaved,
+          onIndexEvent,
+        });
+        state.saved = opened.location;
+        if (opened.saved) adopt(state, opened.saved, counts);
+      })().finally(() => {
+        state.opening = undefined;
       });
-      state.saved = opened.location;
-      if (opened.saved) adopt(state, opened.saved, counts);
     }
+    await state.opening;
     // Entries that match a known point of the store's log: only the lines appended since are
     // read, and the store never parses the whole log.
     const log = memoryLog(store);
@@ -246,5 +262,20 @@ export function createScopeSync({
     if (!saved) state.unsaved = true;
   }
 
-  return { syncCards, saveIndexes, clear: () => scopes.clear() };
+  function discardSaved(scope: Scope, error: SearchIndexFileError): void {
+    const key = scopeKey(scope);
+    const old = scopes.get(key);
+    // Searches that ran together find the same damage: the first one discards the saved entries.
+    if (old && !(old.entries instanceof SavedEntries)) return;
+    scopes.delete(key);
+    const state = stateOf(scope);
+    state.opened = true;
+    if (!old) return;
+    state.saved = old.saved;
+    // Vectors the old state put in the index are taken out by the next embedding job.
+    for (const id of [...old.indexed.keys(), ...old.stale]) state.stale.add(id);
+    if (old.saved) onIndexEvent(rebuiltEvent(scope, old.saved.path, error.message));
+  }
+
+  return { syncCards, saveIndexes, discardSaved, clear: () => scopes.clear() };
 }
