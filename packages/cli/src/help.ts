@@ -143,8 +143,11 @@ Long-term memory cards in a file store (one cards.jsonl log per scope under <dir
 Subcommands
   add      --jsonl <file|-> | --text "…" Add cards; duplicates merge, a changed fact supersedes
            [--type <type>] [--tags a,b]  the older card. JSONL: one object per line with
-           [--source <s>] [--progress]   "content" (required), "type", "tags", "source"; the
-           [--json]                      flags are defaults for records without the field.
+           [--source <s>] [--progress]   "content" (required), "type", "tags", "source",
+           [--json]                      "occurredAt" (ISO 8601: when it happened, the card's
+                                         date); the flags are defaults for records without
+                                         the field. Type "episode" is a verbatim record, such
+                                         as a conversation turn.
                                          Every line is checked before anything is added.
                                          --jsonl - reads the lines from stdin.
   search   --query "…" | --queries <file.jsonl|->
@@ -171,8 +174,9 @@ Search options
                          text-embedding-3-small.
   --fusion rrf|weighted[:w]  How keyword and vector scores combine; w is the vector weight
                          (default: chosen from the embedder, 0.05 hashing, 0.35 models).
-  --sequence-context     Cards are turns of a transcript: each also scores through the
-                         turns before it, so the answer after a matching question is found.
+  --sequence-context     Every card is a turn of a transcript (episodes always are): each
+                         also scores through the turns around it, so the answer after a
+                         matching question is found.
 
 Scope (a card is only ever seen in the exact scope it was added in)
   --user <id>  --agent <id>  --session <id>     Default: the global scope.

@@ -241,6 +241,22 @@ describe('ctxmem memory add', () => {
     ]);
   });
 
+  it('dates an episode record by its occurredAt', async () => {
+    const file = await writeJsonLines('turns.jsonl', [
+      {
+        content: 'Caroline: How long have you been married?',
+        type: 'episode',
+        occurredAt: '2023-05-08T13:56:00Z',
+      },
+      { content: 'Melanie: Five years already!', type: 'episode', occurredAt: '2023-05-08' },
+    ]);
+    expect((await run(inStore('add', '--jsonl', file))).code).toBe(0);
+    expect((await listCards()).map(({ type, createdAt }) => ({ type, createdAt }))).toEqual([
+      { type: 'episode', createdAt: '2023-05-08T13:56:00.000Z' },
+      { type: 'episode', createdAt: '2023-05-08T00:00:00.000Z' },
+    ]);
+  });
+
   it('names the line of an invalid record and adds nothing', async () => {
     const lines = [
       JSON.stringify({ content: 'A valid first card.' }),
@@ -267,6 +283,7 @@ describe('ctxmem memory add', () => {
       [{ content: 'x', tags: 'a,b' }, /line 1: "tags" must be an array of strings/],
       [{ content: 'x', tag: ['a'] }, /line 1: unknown field "tag" \(a record has content, type/],
       [{ content: 'x', source: 7 }, /line 1: "source" must be a string, got 7/],
+      [{ content: 'x', occurredAt: 'May 8' }, /line 1: "occurredAt" must be an ISO 8601 date/],
       [['x'], /line 1: expected an object such as \{"content": "…"\}, got an array/],
     ];
     for (const [record, pattern] of cases) {

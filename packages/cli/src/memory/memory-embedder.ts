@@ -6,6 +6,7 @@ import {
   CtxmemError,
   type Embedder,
   InvalidArgumentError,
+  MEMORY_CARD_TYPES,
   type MemorySearchOptions,
 } from '@ctxmem/core';
 import { OptionalPackageMissingError } from '../optional-package-missing-error.js';
@@ -156,6 +157,7 @@ export function retrievalSearchOptions(
             : {}),
         }
       : {}),
-    ...(sequenceContext ? { sequenceContext: {} } : {}),
+    // Episodes are read as a transcript anyway; the flag reads every card so.
+    ...(sequenceContext ? { sequenceContext: { types: MEMORY_CARD_TYPES } } : {}),
   };
 }

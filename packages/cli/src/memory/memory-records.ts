@@ -9,10 +9,11 @@ import {
   UnsupportedFormatError,
 } from '@ctxmem/core';
 import { MAX_CARD_CONTENT_LENGTH } from '@ctxmem/core/adapter-kit';
+import { validateDrafts } from '@ctxmem/core/driver-kit';
 import { describeFileError } from '../read-conversation.js';
 
 /** Fields a card record may have in `memory add --jsonl`. */
-const CARD_FIELDS = ['content', 'type', 'tags', 'source'] as const;
+const CARD_FIELDS = ['content', 'type', 'tags', 'source', 'occurredAt'] as const;
 /** Fields a query record may have in `memory search --queries`. */
 const QUERY_FIELDS = ['query', 'scope'] as const;
 const SCOPE_FIELDS = ['userId', 'agentId', 'sessionId'] as const;
@@ -55,7 +56,7 @@ export async function readTextFile(path: string, displayName: string): Promise<s
 
 /**
  * Parses card drafts from JSON Lines: one object per line with `content` (required), `type`,
- * `tags` and `source`. Every line is checked before anything is returned, so a bad line means no
+ * `tags`, `source` and `occurredAt`. Every line is checked before anything is returned, so a bad line means no
  * card is added; the error names the line (and counts the other bad ones). Unknown fields are an
  * error too: a misspelt `tag` would otherwise lose its tags without a word.
  */
@@ -97,6 +98,7 @@ function withDefaults(record: MemoryCardDraft, defaults: CardDefaults): MemoryCa
     ...(type !== undefined ? { type } : {}),
     ...(tags !== undefined ? { tags: [...tags] } : {}),
     ...(source !== undefined ? { source } : {}),
+    ...(record.occurredAt !== undefined ? { occurredAt: record.occurredAt } : {}),
   };
 }
 
@@ -232,6 +234,14 @@ function cardProblem(value: unknown): string | undefined {
   }
   if (source !== undefined && typeof source !== 'string') {
     return `"source" must be a string, got ${describeValue(source)}`;
+  }
+  if (value.occurredAt !== undefined) {
+    // Core's rule, so the line is named before anything is added.
+    try {
+      validateDrafts([{ content, occurredAt: value.occurredAt as string }]);
+    } catch (error) {
+      return `"occurredAt" ${(error as Error).message.replace(/^drafts\[0\]\.occurredAt /, '').replace(/\.$/, '')}`;
+    }
   }
   return undefined;
 }

@@ -2,35 +2,8 @@
  * The keys a card is looked up by when a draft is merged, shared by the card index and the
  * drivers' conflict keys (driver-kit), so both list a card under exactly the same keys.
  */
-import { KeyedLru } from '../cache/index.js';
-import type { MemoryCard, MemoryCardType } from '../contracts/index.js';
-import {
-  analyzeCardContent,
-  type CardAnalysis,
-  MAX_CHANGED_TOKENS,
-  MIN_SHARED_SHARE,
-  MIN_SHARED_TOKENS,
-} from './card-analysis.js';
-
-// Analyses are kept with the card object they were computed for (a WeakMap never has to be
-// cleared), and by content in a bounded LRU that evicts one entry at a time: stores that parse
-// their cards anew for each `mergeCards` call (Redis, Postgres) do not re-analyse them all.
-const analyses = new WeakMap<MemoryCard, CardAnalysis>();
-const analysesByContent = new KeyedLru<CardAnalysis>(100_000);
-
-export function analysisOf(card: MemoryCard): CardAnalysis {
-  const cached = analyses.get(card);
-  if (cached?.content === card.content) return cached;
-  const analysis = analysesByContent.get(card.content) ?? analyzeCardContent(card.content);
-  analysesByContent.set(card.content, analysis);
-  analyses.set(card, analysis);
-  return analysis;
-}
-
-/** Keeps the analysis of a card just made from a draft, so it is not analysed again. */
-export function rememberAnalysis(card: MemoryCard, analysis: CardAnalysis): void {
-  analyses.set(card, analysis);
-}
+import type { MemoryCardType } from '../contracts/index.js';
+import { MAX_CHANGED_TOKENS, MIN_SHARED_SHARE, MIN_SHARED_TOKENS } from './card-analysis.js';
 
 const TYPE_CODES: Record<MemoryCardType, number> = {
   goal: 1,
@@ -40,6 +13,7 @@ const TYPE_CODES: Record<MemoryCardType, number> = {
   code: 5,
   fact: 6,
   preference: 7,
+  episode: 8,
 };
 
 function mix(hash: number, value: number): number {

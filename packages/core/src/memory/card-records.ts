@@ -91,9 +91,12 @@ export function validateStoredCard(value: unknown, scope: Scope): MemoryCard | u
   return { ...(card as MemoryCard), scope: { ...scope } };
 }
 
-/** The card a new draft becomes: created and updated `now`, in `scope`. */
+/**
+ * The card a new draft becomes, in `scope`: created when it occurred (`occurredAt`, a checked
+ * UTC ISO 8601 string) or else `now`, and updated `now`.
+ */
 export function newCard(
-  draft: Pick<MemoryCard, 'content' | 'type' | 'tags' | 'source'>,
+  draft: Pick<MemoryCard, 'content' | 'type' | 'tags' | 'source'> & { occurredAt?: string },
   { id, now, scope }: { id: string; now: string; scope: Scope },
 ): MemoryCard {
   return {
@@ -101,7 +104,7 @@ export function newCard(
     content: draft.content,
     type: draft.type,
     tags: draft.tags,
-    createdAt: now,
+    createdAt: draft.occurredAt ?? now,
     updatedAt: now,
     ...(draft.source === undefined ? {} : { source: draft.source }),
     scope: { ...scope },

@@ -28,8 +28,9 @@
  *
  * Cost: candidates are found through look-ups (`createCardIndex`), never by comparing a draft
  * with every card, so a store that keeps its index pays per draft about the same at 100 cards as
- * at 100,000. `mergeCards` itself builds the index of `existing` on each call: linear, and the
- * analyses of cards seen before are remembered (per card object, and by content in a bounded LRU).
+ * at 100,000. `mergeCards` itself builds the index of `existing` on each call: linear, analysing
+ * every card again (analyses are kept per index, not across calls); keep a `createCardIndex` to
+ * merge repeatedly.
  */
 import type { MemoryCard, MemoryCardDraft } from '../contracts/index.js';
 import { type CardMergeOptions, createCardIndex, type MergeOutcome } from './card-index.js';

@@ -159,7 +159,7 @@ describe('createMemorySearch sequenceContext in both directions', () => {
     card('t1', 'The red bicycle, finally mine!', minute(1)),
     card('t2', 'Congrats, so that is what you decided to buy!', minute(2)),
     card('t3', 'Anyway, see you on the weekend.', minute(3)),
-  ];
+  ].map((turn): MemoryCard => ({ ...turn, type: 'episode' }));
   const query = 'What did she decide to buy?';
 
   it('finds the turn before the matching one, with a smaller share than the turn after', async () => {

@@ -591,10 +591,15 @@ describe('createMemorySearch', () => {
   });
 
   describe('sequenceContext', () => {
-    /** A transcript: one card per turn, a minute apart, listed in the order given. */
-    function transcript(turns: string[], order: number[] = turns.map((_, position) => position)) {
+    /** A transcript: one episode per turn, a minute apart, listed in the order given. */
+    function transcript(
+      turns: string[],
+      order: number[] = turns.map((_, position) => position),
+      type: MemoryCard['type'] = 'episode',
+    ) {
       const cards = turns.map((content, position) =>
         makeCard(`t${position}`, content, {
+          type,
           createdAt: new Date(Date.UTC(2026, 0, 1, 0, position)).toISOString(),
         }),
       );
@@ -610,14 +615,39 @@ describe('createMemorySearch', () => {
     // Only the second turn shares a word with the question.
     const query = 'How long have they been married?';
 
-    it('is off by default: a turn that shares no word with the query is not found', async () => {
-      const search = createMemorySearch({
+    it('is on by default for episodes only: the same turns as facts pass nothing on', async () => {
+      const ordered = turns.map((_, position) => position);
+      for (const [type, found] of [
+        ['episode', true],
+        ['fact', false],
+      ] as const) {
+        const search = createMemorySearch({
+          store: listingStore(() => transcript(turns, ordered, type)),
+          mode: 'bm25',
+        });
+        const hits = await search.search(alice, query, { topK: 5 });
+        expect(contents(hits).includes(turns[2]!), type).toBe(found);
+        expect(
+          hits.some((hit) => hit.context !== undefined),
+          type,
+        ).toBe(found);
+      }
+      const off = createMemorySearch({
         store: listingStore(() => transcript(turns)),
         mode: 'bm25',
+        sequenceContext: false,
       });
-      const hits = await search.search(alice, query, { topK: 5 });
-      expect(contents(hits)).not.toContain(turns[2]);
-      expect(hits.every((hit) => hit.context === undefined)).toBe(true);
+      expect(contents(await off.search(alice, query, { topK: 5 }))).not.toContain(turns[2]);
+    });
+
+    it('makes a sequence of the types it is given', async () => {
+      const ordered = turns.map((_, position) => position);
+      const search = createMemorySearch({
+        store: listingStore(() => transcript(turns, ordered, 'fact')),
+        mode: 'bm25',
+        sequenceContext: { types: ['fact'] },
+      });
+      expect(contents(await search.search(alice, query, { topK: 5 }))).toContain(turns[2]);
     });
 
     it.each(['bm25', 'hybrid'] as const)(
@@ -667,13 +697,14 @@ describe('createMemorySearch', () => {
       expect(contents(await search.search(alice, query))).not.toContain(turns[2]);
       cards = transcript(turns);
       expect(contents(await search.search(alice, query))).toContain(turns[2]);
-      cards = cards.map((card) => (card.id === 't2' ? { ...card, type: 'todo' } : card));
-      const facts = await search.search(alice, query, { types: ['fact'] });
-      expect(contents(facts)).not.toContain(turns[2]);
-      expect(contents(facts)).toContain(turns[3]);
+      // A neighbour the filter excludes is not returned, and does not close the gap it leaves.
+      cards = cards.map((card) => (card.id === 't2' ? card : { ...card, tags: ['kept'] }));
+      const kept = await search.search(alice, query, { tags: ['kept'] });
+      expect(contents(kept)).not.toContain(turns[2]);
+      expect(contents(kept)).toContain(turns[3]);
     });
 
-    it('rejects a weight outside (0, 1], a backward weight outside [0, 1] and a window that is not a positive integer', () => {
+    it('rejects a weight outside (0, 1], a backward weight outside [0, 1], a window that is not a positive integer, a negative speaker boost and unknown types', () => {
       const store = listingStore(() => []);
       for (const sequenceContext of [
         { weight: 0 },
@@ -683,6 +714,10 @@ describe('createMemorySearch', () => {
         { window: 1.5 },
         { backwardWeight: -0.5 },
         { backwardWeight: 2 },
+        { speakerBoost: -1 },
+        { speakerBoost: Number.POSITIVE_INFINITY },
+        { types: ['opinion' as never] },
+        { types: 'episode' as never },
       ]) {
         const error = thrown(() => createMemorySearch({ store, sequenceContext }));
         expect(InvalidArgumentError.isInstance(error)).toBe(true);

@@ -1,7 +1,7 @@
 /**
  * From one query's candidates to its hits: fusion of the BM25 and vector sides, what
- * `sequenceContext` passes on, type, time-question and recency boosts, `minScore`, the relevance floor
- * (`lowConfidence`), the order, and MMR.
+ * `sequenceContext` passes on, type, speaker, time-question and recency boosts, `minScore`, the
+ * relevance floor (`lowConfidence`), the order, and MMR.
  */
 
 import type { Candidates } from './candidate-search.js';
@@ -12,7 +12,7 @@ import { maximalMarginalRelevance } from './maximal-marginal-relevance.js';
 import type { MemorySearchQueryOptions, RetrievedMemory } from './memory-search-types.js';
 import type { Entry, ScopeState } from './scope-state.js';
 import type { SearchSettings } from './search-settings.js';
-import { passOnContext } from './sequence-context.js';
+import { passOnContext, speakerMatcher } from './sequence-context.js';
 
 export type FusionSettings = Pick<
   SearchSettings,
@@ -116,12 +116,18 @@ export function rankHits(
     settings.dates && settings.dates.timeQuestionBoost > 0 && isTimeQuestion(query)
       ? 1 + settings.dates.timeQuestionBoost
       : 1;
+  // A question that names who said something: that speaker's records are more likely its answer.
+  const speakerBoost = settings.context?.speakerBoost ?? 0;
+  const saidByNamed = speakerBoost > 0 ? speakerMatcher(query) : undefined;
   let ranked: RetrievedMemory[] = [];
   for (const [id, fused] of scores) {
     const entry = state.entries.get(id);
     if (!entry) continue;
     const card = entry.card;
     let score = fused * (typeBoosts?.[card.type] ?? 1);
+    if (saidByNamed && settings.context!.types.has(card.type) && saidByNamed(entry.text)) {
+      score *= 1 + speakerBoost;
+    }
     if (timeBoost !== 1 && mentionsTime(entry.text)) score *= timeBoost;
     if (recencyHalfLifeDays !== undefined) {
       const updated = Date.parse(card.updatedAt);

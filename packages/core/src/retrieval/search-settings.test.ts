@@ -44,14 +44,22 @@ describe('resolveSearchOptions', () => {
       batchSize: 64,
       relevanceFloor: 0.1,
       bm25: { k1: 0.9, b: 0.2 },
-      context: undefined,
+      sequenceCandidates: 100,
+      context: {
+        weight: 0.5,
+        window: 3,
+        backwardWeight: 0.2,
+        speakerBoost: 1,
+        types: new Set(['episode']),
+      },
       dates: { timeQuestionBoost: 0.2 },
       defaultCardText: true,
     });
     expect(settings.index.dimensions).toBe(settings.embedder.dimensions);
-    const transcript = resolveSearchOptions({ store, sequenceContext: {} });
-    expect(transcript.context).toEqual({ weight: 0.5, window: 2, backwardWeight: 0.2 });
-    expect(transcript.candidates).toBe(100);
+    const off = resolveSearchOptions({ store, sequenceContext: false });
+    expect(off).toMatchObject({ context: undefined, candidates: 50, sequenceCandidates: 50 });
+    const given = resolveSearchOptions({ store, candidates: 20 });
+    expect(given).toMatchObject({ candidates: 20, sequenceCandidates: 20 });
     expect(resolveSearchOptions({ store, dates: false }).dates).toBeUndefined();
     expect(resolveSearchOptions({ store, cardText: (card) => card.content }).defaultCardText).toBe(
       false,
@@ -78,6 +86,14 @@ describe('resolveSearchOptions', () => {
       [
         'sequenceContext.window',
         () => resolveSearchOptions({ store, sequenceContext: { window: 0 } }),
+      ],
+      [
+        'sequenceContext.speakerBoost',
+        () => resolveSearchOptions({ store, sequenceContext: { speakerBoost: -1 } }),
+      ],
+      [
+        'sequenceContext.types',
+        () => resolveSearchOptions({ store, sequenceContext: { types: ['opinion' as never] } }),
       ],
       ['weights', () => resolveSearchOptions({ store, weights: { bm25: -1, vector: 1 } })],
       ['relevanceFloor', () => resolveSearchOptions({ store, relevanceFloor: 1.5 })],

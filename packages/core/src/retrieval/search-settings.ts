@@ -4,7 +4,8 @@
  * default is decided here and nowhere else.
  */
 import { KeyedLru } from '../cache/index.js';
-import type { Embedder, MemoryCard } from '../contracts/index.js';
+import type { Embedder, MemoryCard, MemoryCardType } from '../contracts/index.js';
+import { MEMORY_CARD_TYPES } from '../contracts/index.js';
 import { InvalidArgumentError } from '../errors/index.js';
 import { analyzeText } from '../text/index.js';
 import { createBm25Index } from './bm25-index.js';
@@ -21,6 +22,8 @@ export type SearchSettings = Required<
   Omit<MemorySearchOptions, 'bm25' | 'sequenceContext' | 'dates' | 'onFallback'>
 > &
   Pick<MemorySearchOptions, 'onFallback'> & {
+    /** The pool of each side in a scope with a sequence (`candidates` when it was given). */
+    sequenceCandidates: number;
     /** BM25's resolved parameters. */
     bm25: { k1: number; b: number };
     /** `sequenceContext` resolved, or undefined when it is off. */
@@ -55,12 +58,17 @@ export interface SequenceContextSettings {
   weight: number;
   window: number;
   backwardWeight: number;
+  /** The card types that form the sequence. */
+  types: ReadonlySet<MemoryCardType>;
+  speakerBoost: number;
 }
 
 function checkSequenceContext({
   weight = 0.5,
-  window = 2,
+  window = 3,
   backwardWeight = 0.2,
+  types = ['episode'],
+  speakerBoost = 1,
 }: NonNullable<Exclude<MemorySearchOptions['sequenceContext'], false>>): SequenceContextSettings {
   if (!(weight > 0 && weight <= 1)) {
     throw invalid('sequenceContext.weight', `must be in (0, 1], got ${weight}`);
@@ -69,7 +77,19 @@ function checkSequenceContext({
     throw invalid('sequenceContext.backwardWeight', `must be in [0, 1], got ${backwardWeight}`);
   }
   checkPositiveInteger('sequenceContext.window', window);
-  return { weight, window, backwardWeight };
+  if (!Array.isArray(types) || types.some((type) => !MEMORY_CARD_TYPES.includes(type))) {
+    throw invalid(
+      'sequenceContext.types',
+      `must be an array of card types (${MEMORY_CARD_TYPES.join(', ')}), got ${JSON.stringify(types)}`,
+    );
+  }
+  if (!(Number.isFinite(speakerBoost) && speakerBoost >= 0)) {
+    throw invalid(
+      'sequenceContext.speakerBoost',
+      `must be a finite number >= 0, got ${speakerBoost}`,
+    );
+  }
+  return { weight, window, backwardWeight, types: new Set(types), speakerBoost };
 }
 
 function checkDates({
@@ -106,9 +126,8 @@ export function resolveSearchOptions({
   weights = isLexical(embedder) ? { bm25: 0.95, vector: 0.05 } : { bm25: 0.65, vector: 0.35 },
   cosineCalibration = isLexical(embedder) ? 'none' : 'candidate-floor',
   rrfK = 60,
-  // Before `candidates`, whose default depends on it.
-  sequenceContext = false,
-  candidates = sequenceContext === false ? 50 : 100,
+  sequenceContext = {},
+  candidates,
   timeoutMs = 1000,
   batchTimeoutMs = 60_000,
   batchSize = 64,
@@ -147,7 +166,7 @@ export function resolveSearchOptions({
     }
   }
   if (!Number.isFinite(rrfK) || rrfK < 0) throw invalid('rrfK', `must be >= 0, got ${rrfK}`);
-  checkPositiveInteger('candidates', candidates);
+  if (candidates !== undefined) checkPositiveInteger('candidates', candidates);
   checkPositiveInteger('batchSize', batchSize);
   for (const [argument, value] of [
     ['timeoutMs', timeoutMs],
@@ -178,7 +197,8 @@ export function resolveSearchOptions({
     weights,
     cosineCalibration,
     rrfK,
-    candidates,
+    candidates: candidates ?? 50,
+    sequenceCandidates: candidates ?? (context ? 100 : 50),
     timeoutMs,
     batchTimeoutMs,
     batchSize,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ScopeState } from './scope-state.js';
-import { passOnContext } from './sequence-context.js';
+import { passOnContext, speakerMatcher } from './sequence-context.js';
 
 /** A scope state whose sequence is already known: only `sequence` is read. */
 function stateWith(ids: string[]): ScopeState {
@@ -10,6 +10,7 @@ function stateWith(ids: string[]): ScopeState {
 }
 
 describe('passOnContext', () => {
+  const types = new Set(['episode'] as const);
   const state = stateWith(['a', 'b', 'c', 'd']);
 
   it('passes weight ^ d of a score to the cards up to window places after it', () => {
@@ -17,6 +18,8 @@ describe('passOnContext', () => {
       weight: 0.5,
       window: 2,
       backwardWeight: 0,
+      types,
+      speakerBoost: 0,
     });
     expect(passed).toEqual(
       new Map([
@@ -37,6 +40,8 @@ describe('passOnContext', () => {
       weight: 0.5,
       window: 2,
       backwardWeight: 0,
+      types,
+      speakerBoost: 0,
     });
     expect([...passed.keys()].sort()).toEqual(['c', 'd']);
     expect(passed.get('c')).toBeCloseTo(0.25 + 0.2);
@@ -52,7 +57,7 @@ describe('passOnContext', () => {
         ['z', 1],
       ]),
       () => true,
-      { weight: 1, window: 3, backwardWeight: 0 },
+      { weight: 1, window: 3, backwardWeight: 0, types, speakerBoost: 0 },
     );
     expect(passed.size).toBe(0);
   });
@@ -62,10 +67,31 @@ describe('passOnContext', () => {
       weight: 0.5,
       window: 2,
       backwardWeight: 0.2,
+      types,
+      speakerBoost: 0,
     });
     expect([...passed.keys()].sort()).toEqual(['a', 'c', 'd']);
     expect(passed.get('a')).toBeCloseTo(0.2);
     expect(passed.get('c')).toBeCloseTo(0.5);
     expect(passed.get('d')).toBeCloseTo(0.25);
+  });
+});
+
+describe('speakerMatcher', () => {
+  it('matches a record whose every label word the query names, whatever the case', () => {
+    const saidBy = speakerMatcher("What did melanie paint for Dr Lee's office?");
+    expect(saidBy('Melanie: I painted a sunrise.')).toBe(true);
+    expect(saidBy('Dr Lee: Thanks for the painting.')).toBe(true);
+    expect(saidBy('Caroline: I painted too.')).toBe(false);
+    expect(saidBy('Dr Smith Lee: Hello.')).toBe(false);
+    // No label, a label that is not at the start, or too long to be a name: nothing.
+    expect(saidBy('I painted a sunrise for Melanie.')).toBe(false);
+    expect(saidBy('Note from Melanie: hello')).toBe(false);
+    expect(
+      speakerMatcher('melanie paint what did the office for')(
+        'Melanie paint what did the office for: x',
+      ),
+    ).toBe(false);
+    expect(speakerMatcher('?')('Melanie: hi')).toBe(false);
   });
 });

@@ -1,18 +1,33 @@
 /**
  * `sequenceContext`: for cards that are consecutive parts of one sequence (the turns of a
- * transcript), each card also scores through the cards before and after it. The sequence is the scope's
- * cards ordered by `createdAt`, then by the order the store listed them in; it is kept in the
- * scope's state and rebuilt only after the cards change.
+ * transcript), each card also scores through the cards before and after it. The sequence is the
+ * scope's cards of the sequence types (`episode` by default) ordered by `createdAt`, then by the
+ * order the store listed them in; cards of other types are not in it, so self-contained cards
+ * neither pass nor receive anything. It is kept in the scope's state and rebuilt only after the
+ * cards change.
  */
-import type { ScopeState } from './scope-state.js';
-import type { SequenceContextSettings } from './search-settings.js';
+import {
+  type Entry,
+  entryTime,
+  entryType,
+  forEachTypeAndTime,
+  type ScopeState,
+} from './scope-state.js';
+import type { SearchSettings, SequenceContextSettings } from './search-settings.js';
 
-/** The scope's cards in sequence order: `createdAt`, then the order the store listed them in. */
-export function sequenceOf(state: ScopeState): NonNullable<ScopeState['sequence']> {
+/**
+ * The scope's cards of `types` in sequence order: `createdAt`, then the order the store listed
+ * them in. `types` is fixed for a search, so the cached sequence is always of the same types.
+ */
+export function sequenceOf(
+  state: ScopeState,
+  types: SequenceContextSettings['types'],
+): NonNullable<ScopeState['sequence']> {
   if (!state.sequence) {
-    const listed = [...state.entries.values()].map((entry, position) => {
-      const time = Date.parse(entry.card.createdAt);
-      return { id: entry.card.id, time: Number.isFinite(time) ? time : 0, position };
+    const listed: Array<{ id: string; time: number; position: number }> = [];
+    // Type and time come without parsing the cards of a saved index (every card is listed).
+    forEachTypeAndTime(state.entries, (id, type, time) => {
+      if (types.has(type)) listed.push({ id, time, position: listed.length });
     });
     listed.sort((left, right) => left.time - right.time || left.position - right.position);
     const ids = listed.map((item) => item.id);
@@ -22,18 +37,58 @@ export function sequenceOf(state: ScopeState): NonNullable<ScopeState['sequence'
 }
 
 /**
- * Adds to each card `weight ^ d` of the score of the card `d` places before it and
- * `backwardWeight ^ d` of the score of the card `d` places after it (d up to `window`), skipping
- * cards the query's filters exclude. Returns the added parts per card; the scores themselves are
- * not changed. Linear in the scored cards times `window`.
+ * Keeps the scope's sequence after `entry` was added, so a scope that grows in order is not
+ * re-sorted on each search: a card outside the sequence types changes nothing, a record at or
+ * after the last one is appended (a transcript added as it happens), anything else has the
+ * sequence rebuilt at its next use. `types` is undefined when the search has no sequence.
+ */
+export function noteAddedEntry(
+  state: ScopeState,
+  entry: Entry,
+  types: SequenceContextSettings['types'] | undefined,
+): void {
+  const sequence = state.sequence;
+  if (!sequence || !types?.has(entryType(entry))) return;
+  const last = sequence.ids[sequence.ids.length - 1];
+  const lastEntry = last === undefined ? undefined : state.entries.get(last);
+  if (last !== undefined && (!lastEntry || entryTime(entry) < entryTime(lastEntry))) {
+    state.sequence = undefined;
+    return;
+  }
+  sequence.positions.set(entry.card.id, sequence.ids.length);
+  sequence.ids.push(entry.card.id);
+}
+
+/** Drops the scope's sequence when the card `id` that left the scope was part of it. */
+export function noteRemovedId(state: ScopeState, id: string): void {
+  if (state.sequence?.positions.has(id)) state.sequence = undefined;
+}
+
+/**
+ * How many candidates each side contributes in this scope: more when it holds a sequence, where a
+ * card can rank through its neighbours; in a scope of self-contained cards, the usual pool.
+ */
+export function candidatePool(state: ScopeState, settings: SearchSettings): number {
+  const { context, candidates, sequenceCandidates } = settings;
+  return context && sequenceOf(state, context.types).ids.length > 0
+    ? sequenceCandidates
+    : candidates;
+}
+
+/**
+ * Adds to each card of the sequence `weight ^ d` of the score of the card `d` places before it
+ * and `backwardWeight ^ d` of the score of the card `d` places after it (d up to `window`),
+ * skipping cards the query's filters exclude; cards outside the sequence pass nothing on. Returns
+ * the added parts per card; the scores themselves are not changed. Linear in the scored cards
+ * times `window`.
  */
 export function passOnContext(
   state: ScopeState,
   scores: ReadonlyMap<string, number>,
   accepts: (id: string) => boolean,
-  { weight, window, backwardWeight }: SequenceContextSettings,
+  { weight, window, backwardWeight, types }: SequenceContextSettings,
 ): Map<string, number> {
-  const { ids, positions } = sequenceOf(state);
+  const { ids, positions } = sequenceOf(state, types);
   const passed = new Map<string, number>();
   const passOn = (position: number, score: number, step: 1 | -1, stepWeight: number) => {
     let share = score;
@@ -51,4 +106,28 @@ export function passOnContext(
     passOn(position, score, -1, backwardWeight);
   }
   return passed;
+}
+
+/** A speaker label at the start of a record: "Caroline: …", "Dr. Lee: …" (up to 4 words). */
+const SPEAKER_LABEL = /^\s*([^:\n]{1,40}):\s/u;
+const WORD = /[\p{L}\p{N}]+/gu;
+
+function wordsOf(text: string): string[] {
+  return text.toLowerCase().match(WORD) ?? [];
+}
+
+/**
+ * Whether a record of the sequence was said by someone the query names: its text starts with a
+ * speaker label ("Melanie: …") whose every word is a word of the query ("What did Melanie
+ * paint?", "Melanie's kids"). Without a name in the query, nothing matches.
+ */
+export function speakerMatcher(query: string): (text: string) => boolean {
+  const queryWords = new Set(wordsOf(query));
+  if (queryWords.size === 0) return () => false;
+  return (text) => {
+    const label = SPEAKER_LABEL.exec(text)?.[1];
+    if (label === undefined) return false;
+    const words = wordsOf(label);
+    return words.length > 0 && words.length <= 4 && words.every((word) => queryWords.has(word));
+  };
 }

@@ -143,6 +143,32 @@ export function testMemoryStore(name: string, createStore: MemoryStoreFactory): 
       expect(await store.list(alice)).toHaveLength(3);
     });
 
+    it('dates a card when it occurred, and never supersedes an episode', async () => {
+      const { store, clock } = await setup();
+      const [asked, answered, today] = await store.add(alice, [
+        {
+          content: 'Caroline: I prefer Python for scripts',
+          type: 'episode',
+          occurredAt: '2023-05-08T13:56:00+02:00',
+        },
+        {
+          content: 'Caroline: I prefer Rust for scripts',
+          type: 'episode',
+          occurredAt: '2023-06-01',
+        },
+        { content: 'The project uses pnpm workspaces.' },
+      ]);
+      expect(asked).toMatchObject({
+        createdAt: '2023-05-08T11:56:00.000Z',
+        updatedAt: clock.iso(),
+      });
+      expect(answered).toMatchObject({ type: 'episode', createdAt: '2023-06-01T00:00:00.000Z' });
+      expect(today!.createdAt).toBe(clock.iso());
+      // Read back as stored: the date survives, and both records stay current.
+      expect(await store.list(alice)).toEqual([asked, answered, today]);
+      expect(await store.get(alice, asked!.id)).toEqual(asked);
+    });
+
     it('removes cards; unknown ids are ignored', async () => {
       const { store } = await setup();
       const [keep, drop] = await store.add(alice, [{ content: 'keep me' }, { content: 'drop me' }]);
@@ -200,6 +226,11 @@ export function testMemoryStore(name: string, createStore: MemoryStoreFactory): 
         [{ content: 'ok', tags: 'x' }],
         [{ content: 42 }],
         [null],
+        [{ content: 'ok', occurredAt: 'yesterday' }],
+        [{ content: 'ok', occurredAt: '2023-02-30' }],
+        // A time without a zone would be read in the local zone of whichever process adds it.
+        [{ content: 'ok', occurredAt: '2023-05-08T13:56' }],
+        [{ content: 'ok', occurredAt: 1683546960000 }],
       ] as unknown as MemoryCardDraft[][];
       for (const draft of drafts) {
         const error = await rejection(store.add(alice, draft));
