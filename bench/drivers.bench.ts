@@ -9,7 +9,7 @@
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -84,6 +84,7 @@ async function time(
 }
 
 const round = (value: number, digits = 2) => Number(value.toFixed(digits));
+const sum = (values: readonly number[]) => values.reduce((total, value) => total + value, 0);
 
 interface Driver {
   name: string;
@@ -160,29 +161,81 @@ interface WriterJob {
   startAt: number;
 }
 
-function openWriterStores(job: WriterJob): { memory: MemoryStore; close(): Promise<void> } {
+interface WriterStores {
+  memory: MemoryStore;
+  /** CPU ms the server has spent for this writer so far, when it can be read (a local PostgreSQL). */
+  serverCpu(): Promise<number | undefined>;
+  close(): Promise<void>;
+}
+
+/** CPU ms of a local process by pid, from /proc (undefined elsewhere). */
+async function processCpu(pid: number): Promise<number | undefined> {
+  try {
+    const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
+    // utime and stime, in clock ticks of 10 ms (Linux's USER_HZ).
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
+async function openWriterStores(job: WriterJob): Promise<WriterStores> {
+  const unknown = async () => undefined;
   if (job.driver === 'file') {
-    return { memory: createFileMemoryStore({ root: job.target }), close: async () => {} };
+    return {
+      memory: createFileMemoryStore({ root: job.target }),
+      serverCpu: unknown,
+      close: async () => {},
+    };
   }
   if (job.driver === 'postgres') {
-    const stores = createPostgresStores({ connectionString: job.target, schema: job.namespace });
-    return { memory: stores.memory, close: () => stores.close() };
+    // One connection, as a writer adding one card at a time uses: its backend's CPU is this
+    // writer's share of the server's.
+    const { Pool } = await loadPg();
+    const config = { connectionString: job.target, max: 1 };
+    const pool = new Pool(config);
+    const stores = createPostgresStores({ pool, schema: job.namespace });
+    return {
+      memory: stores.memory,
+      async serverCpu() {
+        const { rows } = await pool.query('SELECT pg_backend_pid() AS pid');
+        return processCpu(Number((rows[0] as { pid: number }).pid));
+      },
+      async close() {
+        await stores.close();
+        await pool.end();
+      },
+    };
   }
   const stores = createRedisStores({ url: job.target, prefix: job.namespace });
-  return { memory: stores.memory, close: () => stores.close() };
+  return { memory: stores.memory, serverCpu: unknown, close: () => stores.close() };
+}
+
+/** What a writer process reports. */
+interface WriterResult {
+  /** Latency of each add, ms. */
+  times: number[];
+  /** Epoch ms at which the last add ended. */
+  end: number;
+  /** CPU ms the writer process spent in its adds. */
+  cpu: number;
+  /** CPU ms its PostgreSQL backend spent meanwhile, when readable. */
+  serverCpu?: number;
 }
 
 /**
  * One writer, in a process of its own as an application instance would be: waits for `startAt`,
- * adds `each` cards one at a time, and prints the latency of each add (ms) and its end time as
- * one JSON line.
+ * adds `each` cards one at a time, and prints the latency of each add (ms), its end time and the
+ * CPU it (and its PostgreSQL backend) spent as one JSON line.
  */
 async function writerProcess(job: WriterJob): Promise<void> {
-  const stores = openWriterStores(job);
+  const stores = await openWriterStores(job);
   // Connects (and loads the scope) before the start, as a running instance would have.
   await stores.memory.list(job.scope);
+  const serverBefore = await stores.serverCpu();
   await new Promise((resolve) => setTimeout(resolve, Math.max(0, job.startAt - Date.now())));
   const times: number[] = [];
+  const cpuBefore = process.cpuUsage();
   for (let index = 0; index < job.each; index++) {
     const before = performance.now();
     await stores.memory.add(job.scope, [
@@ -191,11 +244,22 @@ async function writerProcess(job: WriterJob): Promise<void> {
     times.push(performance.now() - before);
   }
   const end = Date.now();
+  const used = process.cpuUsage(cpuBefore);
+  const serverAfter = await stores.serverCpu();
   await stores.close();
-  process.stdout.write(`${JSON.stringify({ times, end })}\n`);
+  const result: WriterResult = {
+    times,
+    end,
+    cpu: (used.user + used.system) / 1000,
+    serverCpu:
+      serverBefore === undefined || serverAfter === undefined
+        ? undefined
+        : serverAfter - serverBefore,
+  };
+  process.stdout.write(`${JSON.stringify(result)}\n`);
 }
 
-function runWriter(job: WriterJob): Promise<{ times: number[]; end: number }> {
+function runWriter(job: WriterJob): Promise<WriterResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
@@ -230,7 +294,7 @@ export async function manyWriters(
   each: number,
 ): Promise<BenchSection['rows'][number]> {
   const writerScope = { userId: 'bench-writers', sessionId: randomUUID().slice(0, 8) };
-  const check = openWriterStores({
+  const check = await openWriterStores({
     driver,
     target,
     namespace,
@@ -264,6 +328,10 @@ export async function manyWriters(
       'adds/s': round(((writers * each) / total) * 1000, 1),
       'add p50 (ms)': round(at(0.5)),
       'add p99 (ms)': round(at(0.99)),
+      'writer CPU (ms/add)': round(sum(results.map((result) => result.cpu)) / (writers * each)),
+      'server CPU (ms/add)': results.every((result) => result.serverCpu !== undefined)
+        ? round(sum(results.map((result) => result.serverCpu!)) / (writers * each))
+        : '',
     };
   } finally {
     await check.close();
@@ -495,7 +563,7 @@ export const run: BenchRun = async ({ quick }) => {
       title: 'Drivers: memory cards, add and search, one operation at a time',
       rows: memoryRows,
       notes: [
-        `Every add de-duplicates against all current cards of the scope: the file store under a file lock with fsync; PostgreSQL and Redis merge into the scope's cards indexed in memory and commit in one round trip (a PL/pgSQL function, a Lua script) unless a card written since carries a key the merge looked up (driver-kit's conflict keys), receiving the other writers' cards with the answer. Search is core's BM25 search (createMemorySearch, mode bm25), which lists the scope's cards on every call; the tsvector row is PostgreSQL searching on the server through its GIN index. Servers on loopback; PostgreSQL runs with fsync=off as in the tests.`,
+        `Every add de-duplicates against all current cards of the scope: the file store under a file lock with fsync; PostgreSQL and Redis merge into the scope's cards indexed in memory and commit in one round trip (a PL/pgSQL function, a Lua script) unless a card written since carries a key the merge looked up (driver-kit's conflict keys); other writers' cards are read when a key collides or the scope is listed. Search is core's BM25 search (createMemorySearch, mode bm25), which lists the scope's cards on every call; the tsvector row is PostgreSQL searching on the server through its GIN index. Servers on loopback; PostgreSQL runs with fsync=off as in the tests.`,
         ...skipped,
       ],
     },
@@ -508,7 +576,7 @@ export const run: BenchRun = async ({ quick }) => {
       title: `Drivers: ${writers} writers adding to one scope at once`,
       rows: writerRows,
       notes: [
-        `${writers} writer processes (each with its own stores and connection, as ${writers} application instances would have), each adding ${writerAdds} cards one at a time to the same scope, all starting at one instant; adds/s counts every card over the time from that start to the last writer's end. Every add de-duplicates against the whole scope (PostgreSQL and Redis commit unless a card another writer stored since could change the merge, by driver-kit's conflict keys, so unrelated adds do not merge again). "cards stored" must equal "cards added" (nothing lost or merged away). Target of issue 14: >= 1,000 adds/s on PostgreSQL and Redis. A shared 2-core machine here: the ${writers} processes, the servers and other work share it.`,
+        `${writers} writer processes (each with its own stores and connection, as ${writers} application instances would have), each adding ${writerAdds} cards one at a time to the same scope, all starting at one instant; adds/s counts every card over the time from that start to the last writer's end. Every add de-duplicates against the whole scope (PostgreSQL and Redis commit unless a card another writer stored since could change the merge, by driver-kit's conflict keys, so unrelated adds do not merge again, and a writer reads the others' cards only when a key collides). Writer CPU is process.cpuUsage() of the 8 writer processes over their adds; server CPU is the CPU of each writer's PostgreSQL backend (read from /proc, so only for a server on this machine), both summed and divided by the cards added. "cards stored" must equal "cards added" (nothing lost or merged away). Target of issue 14: >= 1,000 adds/s on PostgreSQL and Redis. A shared 2-core machine here: the ${writers} processes, the servers and other work share it.`,
         ...skipped,
       ],
     },

@@ -1,5 +1,8 @@
 import { StorageError } from '@ctxmem/core';
-import { commitMemoryCardsFunction } from './commit-memory-cards.js';
+import {
+  commitMemoryCardsFunction,
+  commitMemoryCardWritesFunction,
+} from './commit-memory-cards.js';
 import { inTransaction, type PostgresPool, withStorageErrors } from './connection.js';
 
 /** One step of the schema. Steps are never edited once released: changes are new steps. */
@@ -130,6 +133,16 @@ export const MIGRATIONS: readonly Migration[] = [
       )`,
       commitMemoryCardsFunction(schema),
     ],
+  },
+  {
+    version: 6,
+    description: 'memory card commits without the other writers’ cards; one scope row write each',
+    // Adds commit through `commit_memory_card_writes`, which no longer sends back the cards other
+    // writers committed since the merge's revision: each process catches up lazily (when a key it
+    // looks up collides, or when it lists the scope), so many writers adding to one scope neither
+    // read nor index each other's cards. Nothing is stored differently: version 5 processes keep
+    // calling `commit_memory_cards`, which stays, and both check the same keys and revisions.
+    statements: (schema) => [commitMemoryCardWritesFunction(schema)],
   },
 ];
 

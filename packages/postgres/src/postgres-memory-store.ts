@@ -54,15 +54,17 @@ interface ChangedRow {
  *
  * Each store keeps the scopes it uses indexed in memory (core's card index, see
  * `@ctxmem/core/driver-kit`'s synced cards) and catches up by reading only the cards written after
- * the revision it has. `add` merges the drafts into that index with core's rules (no model call)
- * and commits with one call of `commit_memory_cards` (see `commit-memory-cards.ts`): under the
- * scope's row lock, held only while that statement runs, it writes the cards unless a card written
- * since the merge's revision carries a key the merge looked up (driver-kit's conflict keys), and
- * answers with the cards other writers committed meanwhile. Otherwise it answers with what changed
- * and the stored form of what the merge touched, and the add merges again. So an add neither reads
- * nor compares against the whole scope, writers adding unrelated cards to one scope do not make
- * each other merge again, writers of one scope never lose or duplicate a card, and readers never
- * wait. `remove` moves the scope's reset revision: caches older than it read the scope again.
+ * the revision it has, lazily. `add` merges the drafts into that index with core's rules (no model
+ * call) and commits with one call of `commit_memory_card_writes` (see `commit-memory-cards.ts`):
+ * under the scope's row lock, held only while that statement runs, it writes the cards unless a
+ * card written since the merge's revision carries a key the merge looked up (driver-kit's conflict
+ * keys). Otherwise it answers with what changed and the stored form of what the merge touched, and
+ * the add merges again. A commit does not bring back other writers' cards: they are read when a
+ * key collides or the scope is listed. So an add neither reads nor compares against the whole
+ * scope, writers adding unrelated cards to one scope neither merge again nor index each other's
+ * cards, writers of one scope never lose or duplicate a card, and readers never wait. `remove`
+ * moves the scope's reset revision (caches older than it read the scope again) and drops the
+ * scope's conflict keys, which no later commit needs (see driver-kit's `conflict-keys.ts`).
  */
 export function createPostgresMemoryStore(
   context: StoreContext,
@@ -129,16 +131,17 @@ export function createPostgresMemoryStore(
     });
   }
 
-  /** Commits an add's merge with `commit_memory_cards` (see `commit-memory-cards.ts`). */
+  /** Commits an add's merge with `commit_memory_card_writes` (see `commit-memory-cards.ts`). */
   async function commit(
     key: string,
     scope: Scope,
     { revision, writes, lookedUp, writtenKeys }: SyncedCommit,
   ): Promise<SyncedCommitOutcome> {
     const pool = await context.pool();
+    const searchTexts = writes.map(cardSearchText);
     const { rows } = await pool.query(
       `SELECT committed, revision::text AS revision, complete, id, card, changed
-       FROM ${schema}.commit_memory_cards($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+       FROM ${schema}.commit_memory_card_writes($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
       [
         key,
         revision,
@@ -146,23 +149,18 @@ export function createPostgresMemoryStore(
         writes.map((card) => card.id),
         writes.map(encodeCard),
         writes.map((card) => card.supersededBy ?? null),
-        writes.map(cardSearchText),
-        writes.map((card) => keywordVector(cardSearchText(card))),
+        searchTexts,
+        searchTexts.map((text) => keywordVector(text)),
         [...writtenKeys],
       ],
     );
     const [head, ...cardRows] = rows as Array<
       ChangedRow & { committed: boolean; revision: string; complete: boolean }
     >;
-    const decoded = cardRows.map((row) => ({ row, card: decodeRow(row, key, scope) }));
     if (head!.committed) {
-      return {
-        committed: true,
-        revision: Number(head!.revision),
-        generation: '',
-        others: decoded.map(({ card }) => card),
-      };
+      return { committed: true, revision: Number(head!.revision), generation: '' };
     }
+    const decoded = cardRows.map((row) => ({ row, card: decodeRow(row, key, scope) }));
     const written = new Set(writes.map((card) => card.id));
     return {
       committed: false,
@@ -240,6 +238,11 @@ export function createPostgresMemoryStore(
               `DELETE FROM ${schema}.memory_cards WHERE scope_key = $1 AND id = ANY($2::text[])`,
               [key, [...ids]],
             );
+            // The scope's conflict keys go (see driver-kit's `conflict-keys.ts`): a commit merged
+            // before this removal conflicts whole, one merged after it checks only later keys.
+            await client.query(`DELETE FROM ${schema}.memory_card_keys WHERE scope_key = $1`, [
+              key,
+            ]);
             return Number(rows[0].revision);
           });
           applyRemoval(cache, key, ids, { revision, generation: '' });

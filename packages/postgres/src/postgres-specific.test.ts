@@ -25,7 +25,7 @@ import {
   testServices,
 } from '../../../test/setup/services.js';
 import { loadPg } from './connection.js';
-import { createPostgresStores } from './create-postgres-stores.js';
+import { createPostgresStores, type PostgresStores } from './create-postgres-stores.js';
 import { openPglite, openPostgres, type TestDatabase } from './databases.test-support.js';
 import { MIGRATIONS, type Migration, migrateSchema, SCHEMA_VERSION } from './migrations.js';
 
@@ -76,7 +76,7 @@ function behaviour(name: string, open: () => Promise<TestDatabase>) {
         expect(await stores.migrate()).toEqual({
           from: 0,
           to: SCHEMA_VERSION,
-          applied: [1, 2, 3, 4, 5],
+          applied: MIGRATIONS.map((migration) => migration.version),
         });
         expect(await stores.migrate()).toEqual({
           from: SCHEMA_VERSION,
@@ -265,6 +265,47 @@ function behaviour(name: string, open: () => Promise<TestDatabase>) {
           InvalidArgumentError.isInstance(await rejection(memory.searchKeywords(alice, 'x', -1))),
         ).toBe(true);
       });
+    });
+
+    it('drops a scope’s conflict keys on remove; a writer cached before it still merges exactly', async () => {
+      const schema = database.uniqueSchema();
+      const [writer, stale] = [0, 1].map(() =>
+        createPostgresStores({ pool: database.pool, schema }),
+      ) as [PostgresStores, PostgresStores];
+      await writer.migrate();
+      const keys = async () => {
+        const { rows } = await database.pool.query(
+          `SELECT count(*)::integer AS count FROM "${schema}".memory_card_keys WHERE scope_key = $1`,
+          [scopeKey(alice)],
+        );
+        return Number(rows[0].count);
+      };
+      const [python, backups] = await writer.memory.add(alice, [
+        { content: 'I prefer Python for scripts.', type: 'preference' },
+        { content: 'Backups run nightly.' },
+      ]);
+      await stale.memory.list(alice);
+      expect(await keys()).toBeGreaterThan(0);
+      await writer.memory.remove(alice, [backups!.id]);
+      expect(await keys()).toBe(0);
+      const [rust] = await writer.memory.add(alice, [
+        { content: 'I prefer Rust for scripts.', type: 'preference' },
+      ]);
+      expect(await keys()).toBeGreaterThan(0);
+      // The stale writer still holds Python as current and the removed card: its adds merge
+      // against the scope as stored, not as it cached it.
+      expect(
+        (await stale.memory.add(alice, [{ content: 'I prefer rust for scripts!' }]))[0]!.id,
+      ).toBe(rust!.id);
+      const [again] = await stale.memory.add(alice, [{ content: 'Backups run nightly.' }]);
+      expect(again!.id).not.toBe(backups!.id);
+      const listed = await writer.memory.list(alice, { includeSuperseded: true });
+      expect(listed.map((card) => [card.content, card.supersededBy])).toEqual([
+        ['I prefer Python for scripts.', rust!.id],
+        ['I prefer Rust for scripts.', undefined],
+        ['Backups run nightly.', undefined],
+      ]);
+      expect(listed[0]!.id).toBe(python!.id);
     });
 
     it('stores text PostgreSQL cannot hold in jsonb: NUL characters and lone surrogates', async () => {

@@ -71,8 +71,9 @@ return changes(ARGV[1], tonumber(ARGV[2]), asked)
  * removal since, no card written since that carries a key the merge looked up, none of the cards
  * it writes changed since (the conflict keys hash holds the last revision that wrote each key).
  * Writes the cards at the next revision, giving new ones the next positions, and returns
- * {1, generation, revision, changes}: the cards other writers committed between the two revisions.
- * Otherwise writes nothing and returns {0, changes}: what changed since and the stored form of the
+ * {1, generation, revision}: not the cards other writers committed meanwhile, which the caller
+ * reads only when a key collides or it lists the scope. With no card to write it only checks,
+ * returning {1, generation, revision} unchanged. Otherwise writes nothing and returns {0, changes}: what changed since and the stored form of the
  * cards it tried to write, so a conflict costs no second round trip. Revisions written by a script
  * that kept no keys (an older version of this package) make a caller older than them compare
  * revisions exactly (`keys-from`).
@@ -104,7 +105,7 @@ if not conflict and since ~= revision then
   end
 end
 if conflict then return {0, changes(ARGV[1], since, ids)} end
-local others = changes(ARGV[1], since, {})
+if #ids == 0 then return {1, generation, revision} end
 if generation == '' then generation = ARGV[3] end
 local next_revision = revision + 1
 local next = tonumber(meta[3] or '0')
@@ -126,12 +127,13 @@ local ttl = tonumber(ARGV[4])
 if ttl > 0 then
   for _, key in ipairs(KEYS) do redis.call('EXPIRE', key, ttl) end
 end
-return {1, generation, next_revision, others}
+return {1, generation, next_revision}
 `);
 
 /**
- * KEYS: cards, meta, order, changes. ARGV: ids. Removes them and moves the revision and the reset
- * revision (other processes read the scope again); returns {generation, revision}.
+ * KEYS: cards, meta, order, changes, conflict keys. ARGV: ids. Removes them, moves the revision and
+ * the reset revision (other processes read the scope again) and drops the scope's conflict keys,
+ * which no later commit needs (see driver-kit's `conflict-keys.ts`); returns {generation, revision}.
  */
 const REMOVE = luaScript(`
 local meta = redis.call('HMGET', KEYS[2], 'generation', 'revision')
@@ -142,6 +144,7 @@ for i = 1, #ARGV do
   redis.call('ZREM', KEYS[3], ARGV[i])
   redis.call('ZREM', KEYS[4], ARGV[i])
 end
+redis.call('DEL', KEYS[5])
 redis.call('HSET', KEYS[2], 'revision', revision, 'reset', revision)
 return {meta[1], revision}
 `);
@@ -164,13 +167,14 @@ interface ReadChanges {
  *
  * Each store keeps the scopes it uses indexed in memory (core's card index, see
  * `@ctxmem/core/driver-kit`'s synced cards) and catches up by reading only the cards written after
- * the revision it has. `add` merges the drafts into that index with core's rules and commits with
- * one script, which writes unless a card written since the merge's revision carries a key the
- * merge looked up (driver-kit's conflict keys) and returns the cards other processes wrote
- * meanwhile; otherwise it returns what changed and the stored form of what the merge touched, and
- * the add merges again. So an add neither reads nor compares against the whole scope, writers
- * adding unrelated cards to one scope do not make each other merge again, and two writers never
- * lose a card. Within one process, calls on one scope queue behind each other. The generation is a
+ * the revision it has, lazily. `add` merges the drafts into that index with core's rules and
+ * commits with one script, which writes unless a card written since the merge's revision carries a
+ * key the merge looked up (driver-kit's conflict keys); otherwise it returns what changed and the
+ * stored form of what the merge touched, and the add merges again. A commit does not bring back
+ * other processes' cards: they are read when a key collides or the scope is listed. So an add
+ * neither reads nor compares against the whole scope, writers adding unrelated cards to one scope
+ * neither merge again nor index each other's cards, and two writers never lose a card. `remove`
+ * drops the scope's conflict keys with the cards. Within one process, calls on one scope queue behind each other. The generation is a
  * random token given when a scope is first stored: a scope that expired or was deleted and stored
  * again is never mistaken for the one a cache holds.
  */
@@ -264,15 +268,14 @@ export function createRedisMemoryStore(
                 ...writtenKeys,
                 ...writes.flatMap((card) => [card.id, encodeCard(card)]),
               ])) as unknown[];
-              const changes = parseChanges(reply.at(-1) as unknown[], key, resolved.scope);
               if (Number(reply[0]) === 1) {
                 return {
                   committed: true,
                   generation: String(reply[1]),
                   revision: Number(reply[2]),
-                  others: changes.changed,
                 };
               }
+              const changes = parseChanges(reply[1] as unknown[], key, resolved.scope);
               return {
                 committed: false,
                 changes: { ...changes, cards: changes.changed },

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ConflictError, InvalidArgumentError, StorageError } from '@ctxmem/core';
+import { ConflictError, InvalidArgumentError, type Scope, StorageError } from '@ctxmem/core';
 import { rejection, until, withoutUncaughtErrors } from '@ctxmem/core/test';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -133,6 +133,35 @@ if (services.redisUrl) {
       );
     });
 
+    it('drops a scope’s conflict keys on remove; a client cached before it still merges exactly', async () => {
+      const prefix = redis.uniquePrefix();
+      const [writer, stale] = [0, 1].map(() => createRedisStores({ client: redis.client, prefix }));
+      const conflictKeys = async () =>
+        Number(
+          await redis.client.sendCommand(['HLEN', `${prefix}:{user:alice|session:s1}:cards-keys`]),
+        );
+      const [, backups] = await writer!.memory.add(alice, [
+        { content: 'I prefer Python for scripts.', type: 'preference' },
+        { content: 'Backups run nightly.' },
+      ]);
+      await stale!.memory.list(alice);
+      expect(await conflictKeys()).toBeGreaterThan(0);
+      await writer!.memory.remove(alice, [backups!.id]);
+      expect(await conflictKeys()).toBe(0);
+      const [rust] = await writer!.memory.add(alice, [
+        { content: 'I prefer Rust for scripts.', type: 'preference' },
+      ]);
+      expect(await conflictKeys()).toBeGreaterThan(0);
+      expect(
+        (await stale!.memory.add(alice, [{ content: 'I prefer rust for scripts!' }]))[0]!.id,
+      ).toBe(rust!.id);
+      const listed = await writer!.memory.list(alice, { includeSuperseded: true });
+      expect(listed.map((card) => [card.content, card.supersededBy])).toEqual([
+        ['I prefer Python for scripts.', rust!.id],
+        ['I prefer Rust for scripts.', undefined],
+      ]);
+    });
+
     it('sets no expiry by default, and the configured one on every write', async () => {
       const plain = redis.stores();
       await plain.history.append(alice, [message]);
@@ -222,40 +251,55 @@ if (services.redisUrl) {
         prefix,
         ttlSeconds: { history: 1 },
       });
-      const tag = `${prefix}:{user:alice|session:s1}`;
-      const sessionKeys = ['history', 'turns', 'state'].map((suffix) => `${tag}:${suffix}`);
-      await history.append(alice, [message]);
-      expect(await history.setState(alice, emptyState('kept'), 0)).toBe(1);
-      // Each phase uses the session in one way only, for longer than the TTL.
-      const phases: Array<[string, () => Promise<unknown>]> = [
-        ['getState', () => history.getState(alice)],
-        ['append', () => history.append(alice, [message])],
-        ['read', () => history.read(alice, { from: 0, to: 1 })],
-        ['readTurns', () => history.readTurns(alice, [1])],
-        ['count', () => history.count(alice)],
-        ['setState that conflicts', () => rejection(history.setState(alice, emptyState(), 0))],
+      // Each phase uses a session of its own in one way only, for longer than the TTL; the
+      // phases run at the same time, so the test waits for the TTL once, not once per phase.
+      const phases: Array<[string, (session: Scope) => Promise<unknown>]> = [
+        ['getState', (session) => history.getState(session)],
+        ['append', (session) => history.append(session, [message])],
+        ['read', (session) => history.read(session, { from: 0, to: 1 })],
+        ['readTurns', (session) => history.readTurns(session, [1])],
+        ['count', (session) => history.count(session)],
+        [
+          'setState that conflicts',
+          (session) => rejection(history.setState(session, emptyState(), 0)),
+        ],
       ];
-      for (const [name, use] of phases) {
-        const end = Date.now() + 1200;
-        while (Date.now() < end) {
-          await use();
-          await sleep(100);
-        }
-        for (const key of sessionKeys) {
-          const ttl = Number(await redis.client.sendCommand(['PTTL', key]));
-          expect(ttl, `${key} after ${name}`).toBeGreaterThan(0);
-          expect(ttl, `${key} after ${name}`).toBeLessThanOrEqual(1000);
-        }
-        const state = await history.getState(alice);
-        expect(state?.version, name).toBe(1);
-        expect(state?.messages[0]?.content, name).toBe('kept');
-      }
-      // Left idle, the whole session expires together; it starts again at version 0.
+      const sessions = phases.map(([name]) => ({
+        name,
+        scope: { userId: 'alice', sessionId: `ttl-${name.replaceAll(' ', '-')}` },
+      }));
+      const keysOf = (session: Scope) =>
+        ['history', 'turns', 'state'].map(
+          (suffix) => `${prefix}:{user:${session.userId}|session:${session.sessionId}}:${suffix}`,
+        );
+      await Promise.all(
+        phases.map(async ([name, use], index) => {
+          const session = sessions[index]!.scope;
+          await history.append(session, [message]);
+          expect(await history.setState(session, emptyState('kept'), 0), name).toBe(1);
+          const end = Date.now() + 1200;
+          while (Date.now() < end) {
+            await use(session);
+            await sleep(100);
+          }
+          for (const key of keysOf(session)) {
+            const ttl = Number(await redis.client.sendCommand(['PTTL', key]));
+            expect(ttl, `${key} after ${name}`).toBeGreaterThan(0);
+            expect(ttl, `${key} after ${name}`).toBeLessThanOrEqual(1000);
+          }
+          const state = await history.getState(session);
+          expect(state?.version, name).toBe(1);
+          expect(state?.messages[0]?.content, name).toBe('kept');
+        }),
+      );
+      // Left idle, each whole session expires together; it starts again at version 0.
       await sleep(1300);
-      expect(await redis.client.sendCommand(['EXISTS', ...sessionKeys])).toBe(0);
-      expect(await history.getState(alice)).toBeUndefined();
-      expect(await history.count(alice)).toBe(0);
-      expect(await history.setState(alice, emptyState('new'), 0)).toBe(1);
+      for (const { name, scope: session } of sessions) {
+        expect(await redis.client.sendCommand(['EXISTS', ...keysOf(session)]), name).toBe(0);
+        expect(await history.getState(session), name).toBeUndefined();
+        expect(await history.count(session), name).toBe(0);
+        expect(await history.setState(session, emptyState('new'), 0), name).toBe(1);
+      }
     }, 30_000);
 
     it('keeps an offloaded payload that is read or offloaded again past its TTL', async () => {
@@ -265,23 +309,34 @@ if (services.redisUrl) {
         prefix,
         ttlSeconds: { offload: 1 },
       });
-      const id = await offload.put(alice, message);
-      const { createdAt } = await offload.get(alice, id);
-      for (const use of [() => offload.get(alice, id), () => offload.put(alice, message)]) {
-        const end = Date.now() + 1200;
-        while (Date.now() < end) {
-          await use();
-          await sleep(100);
-        }
-        expect((await offload.get(alice, id)).createdAt).toBe(createdAt);
-      }
+      // Each use on a session of its own, at the same time: one wait for the TTL, not two.
+      const uses: Array<[string, (session: Scope, id: string) => Promise<unknown>]> = [
+        ['get', (session, id) => offload.get(session, id)],
+        ['put again', (session) => offload.put(session, message)],
+      ];
+      const stored = await Promise.all(
+        uses.map(async ([name, use]) => {
+          const session = { userId: 'alice', sessionId: `offload-${name.replace(' ', '-')}` };
+          const id = await offload.put(session, message);
+          const { createdAt } = await offload.get(session, id);
+          const end = Date.now() + 1200;
+          while (Date.now() < end) {
+            await use(session, id);
+            await sleep(100);
+          }
+          expect((await offload.get(session, id)).createdAt, name).toBe(createdAt);
+          return { session, id };
+        }),
+      );
       await sleep(1300);
-      expect(
-        await redis.client.sendCommand([
-          'EXISTS',
-          `${prefix}:{user:alice|session:s1}:offload:${id}`,
-        ]),
-      ).toBe(0);
+      for (const { session, id } of stored) {
+        expect(
+          await redis.client.sendCommand([
+            'EXISTS',
+            `${prefix}:{user:${session.userId}|session:${session.sessionId}}:offload:${id}`,
+          ]),
+        ).toBe(0);
+      }
     }, 30_000);
 
     it('lets an instance that lost a conflict re-read and store again', async () => {

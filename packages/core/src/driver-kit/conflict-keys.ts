@@ -22,11 +22,23 @@
  *   `T` + `m + 1` of its tokens, one of which any near duplicate shares; a draft that could be a
  *   subset of a long card looks up `T` + one token.
  * - supersession: `P` + each of the card's span keys (card-index's `shapeKeys`), on both sides.
+ *
+ * A merge's revision may be old: a writer's cache catches up lazily (`synced-cards.ts`), holding
+ * the scope at its revision plus its own commits since, and its own keys written since count as
+ * conflicts too (a conflict only costs a catch-up).
+ *
+ * Pruning: a store keeps, per key, the last revision that wrote it, and drops all of a scope's
+ * keys when cards are removed from it. That is exact: a removal moves the scope's reset revision,
+ * so a commit merged at an older revision conflicts whole (its cache reads the scope again),
+ * while one merged at the removal's revision or later only compares keys written after it. Keys
+ * of superseded cards stay until then: a superseded card no longer de-duplicates anything
+ * (merges compare only current cards), but a writer whose cache is older than the supersession
+ * still holds the card as current, and its key is how that writer learns the card changed.
  */
 import { createHash } from 'node:crypto';
 import type { MemoryCard, MemoryCardDraft, MemoryCardType } from '../contracts/index.js';
 import { analyzeCardContent, type CardAnalysis } from '../memory/card-analysis.js';
-import { analysisOf, shapeKeys, subsetKeys, tokenSetKey } from '../memory/card-lookup-keys.js';
+import { shapeKeys, subsetKeys, tokenSetKey } from '../memory/card-lookup-keys.js';
 import {
   NEAR_DUPLICATE_THRESHOLD,
   SUPERSEDING_CARD_TYPES,
@@ -65,9 +77,18 @@ function shapes(type: MemoryCardType, analysis: CardAnalysis): string[] {
   return shapeKeys(type, analysis.tokens).map((key) => `P${key}`);
 }
 
-/** The keys a stored card is found by (write them with every version of the card written). */
-export function cardConflictKeys(card: MemoryCard): string[] {
-  const analysis = analysisOf(card);
+/** Analyses card content; a caller adding many cards passes one that remembers its answers. */
+export type AnalyzeContent = (content: string) => CardAnalysis;
+
+/**
+ * The keys a stored card is found by (write them with every version of the card written).
+ * `analyze` analyses its content (`analyzeCardContent` unless given).
+ */
+export function cardConflictKeys(
+  card: MemoryCard,
+  analyze: AnalyzeContent = analyzeCardContent,
+): string[] {
+  const analysis = analyze(card.content);
   const sorted = [...analysis.set].sort();
   const keys = [`E${analysis.normalized}`, `F${tokenSetKey(sorted)}`];
   const subsets = subsetKeys(sorted, missingTokens(sorted.length));
@@ -78,10 +99,13 @@ export function cardConflictKeys(card: MemoryCard): string[] {
 }
 
 /** The keys a merge of `drafts` looks cards up by: a card written since with one may change it. */
-export function draftConflictKeys(drafts: readonly MemoryCardDraft[]): string[] {
+export function draftConflictKeys(
+  drafts: readonly MemoryCardDraft[],
+  analyze: AnalyzeContent = analyzeCardContent,
+): string[] {
   const keys = new Set<string>();
   for (const draft of validateDrafts(drafts)) {
-    const analysis = analyzeCardContent(draft.content);
+    const analysis = analyze(draft.content);
     const sorted = [...analysis.set].sort();
     const own = tokenSetKey(sorted);
     const missing = missingTokens(sorted.length);

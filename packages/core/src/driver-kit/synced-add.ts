@@ -4,16 +4,19 @@
  * conflict put back what the merge touched, catch up and merge again.
  *
  * The commit is checked by conflict keys (see `conflict-keys.ts`), not by the scope's revision
- * alone: it succeeds when no card written since the merge's revision carries a key the merge looked
- * up, so writers adding unrelated cards to one scope do not make each other merge again. The store
- * answers a successful commit with the cards others committed in between, which join the index
- * before this add's new cards, as they are stored.
+ * alone: it succeeds when no card written since the cache's revision carries a key the merge
+ * looked up, so writers adding unrelated cards to one scope do not make each other merge again.
+ * Nor do they read each other's cards: a successful commit answers only the new revision, and the
+ * cache catches up lazily (see `synced-cards.ts`), when a key collides or the scope is listed. A
+ * merge that writes nothing (a duplicate) answers from the cache when it is current, and is
+ * otherwise checked with the store the same way, writing nothing.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { MemoryCard, MemoryCardDraft } from '../contracts/index.js';
 import { StorageError } from '../errors/index.js';
+import { analyzeCardContent, type CardAnalysis } from '../memory/card-analysis.js';
 import type { CardMergeOptions } from '../memory/index.js';
-import { cardConflictKeys, draftConflictKeys } from './conflict-keys.js';
+import { type AnalyzeContent, cardConflictKeys, draftConflictKeys } from './conflict-keys.js';
 import {
   mergeSynced,
   rollBack,
@@ -24,10 +27,16 @@ import {
 
 /** What a store's commit is given. */
 export interface SyncedCommit {
-  /** The scope's generation and revision the merge saw (its cache's). */
+  /**
+   * The scope's generation and revision the merge saw (its cache's): the cards the index holds
+   * are the scope at that revision plus this process's own commits after it.
+   */
   generation: string;
   revision: number;
-  /** The new and changed cards to write, in the index's order. */
+  /**
+   * The new and changed cards to write, in the index's order. Empty: only check that nothing the
+   * merge looked up changed since `revision` (commits nothing, the revision stays).
+   */
   writes: readonly MemoryCard[];
   /** The keys the merge looked cards up by: a card written since that carries one is a conflict. */
   lookedUp: readonly string[];
@@ -39,10 +48,9 @@ export interface SyncedCommit {
 export type SyncedCommitOutcome =
   | {
       committed: true;
+      /** The scope's revision after the commit (unchanged when nothing was written). */
       revision: number;
       generation: string;
-      /** Cards other writers committed between the merge's revision and this one, in stored order. */
-      others: readonly MemoryCard[];
     }
   | {
       committed: false;
@@ -73,6 +81,19 @@ export function copyCard(card: MemoryCard): MemoryCard {
   return { ...card, tags: [...card.tags], scope: { ...card.scope } };
 }
 
+/** An analysis per content for one add: drafts and the cards made from them are analysed once. */
+function analysesOfOneAdd(): AnalyzeContent {
+  const analyses = new Map<string, CardAnalysis>();
+  return (content) => {
+    let analysis = analyses.get(content);
+    if (!analysis) {
+      analysis = analyzeCardContent(content);
+      analyses.set(content, analysis);
+    }
+    return analysis;
+  };
+}
+
 /** Merges and commits `drafts` (see the module comment); returns each draft's card, copied. */
 export async function addSynced({
   cache,
@@ -84,11 +105,16 @@ export async function addSynced({
   maxAttempts = 100,
   maxPauseMs = 20,
 }: SyncedAddOptions): Promise<MemoryCard[]> {
-  const lookedUp = draftConflictKeys(drafts);
+  const analyze = analysesOfOneAdd();
+  const lookedUp = draftConflictKeys(drafts, analyze);
   let cards = cache.get(key) ?? (await load());
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
     const merge = mergeSynced(cards.index, drafts, mergeOptions());
-    if (merge.writes.length === 0) return merge.results.map(copyCard);
+    // Nothing to write and nothing committed since the cache's revision: the cache is the scope
+    // as this process last saw it, as a merge against the store would.
+    if (merge.writes.length === 0 && cards.seen === cards.revision) {
+      return merge.results.map(copyCard);
+    }
     let outcome: SyncedCommitOutcome;
     try {
       outcome = await commit({
@@ -96,7 +122,7 @@ export async function addSynced({
         revision: cards.revision,
         writes: merge.writes,
         lookedUp,
-        writtenKeys: [...new Set(merge.writes.flatMap(cardConflictKeys))],
+        writtenKeys: [...new Set(merge.writes.flatMap((card) => cardConflictKeys(card, analyze)))],
       });
     } catch (error) {
       // Whether the commit happened is unknown (the connection may have dropped after it), and
@@ -105,15 +131,7 @@ export async function addSynced({
       throw error;
     }
     if (outcome.committed) {
-      if (outcome.others.length > 0) {
-        // Stored order: the others' cards were committed first.
-        const added = merge.added.map((id) => cards.index.get(id)!);
-        cards.index.remove(merge.added);
-        cards.index.put(outcome.others);
-        cards.index.put(added);
-      }
-      cards.generation = outcome.generation;
-      cards.revision = outcome.revision;
+      if (merge.writes.length > 0) recordCommit(cards, merge.added, outcome);
       return merge.results.map(copyCard);
     }
     rollBack(cards.index, merge.writes, outcome.stored);
@@ -126,6 +144,24 @@ export async function addSynced({
     message: `Gave up adding memory cards to ${key} after ${maxAttempts} attempts: other writers kept changing the scope.`,
     path: key,
   });
+}
+
+/**
+ * Moves the cache past its own commit: to the new revision when nobody committed in between (the
+ * index is then the scope as stored), otherwise its new cards wait in `pending` for a catch-up.
+ */
+function recordCommit(
+  cards: SyncedCards,
+  added: readonly string[],
+  outcome: { revision: number; generation: string },
+): void {
+  cards.generation = outcome.generation;
+  if (cards.seen === cards.revision && outcome.revision === cards.revision + 1) {
+    cards.revision = outcome.revision;
+  } else {
+    cards.pending.push(...added);
+  }
+  cards.seen = outcome.revision;
 }
 
 /** The cards a `list` returns from synced cards: copies, current ones unless asked for all. */
@@ -147,9 +183,14 @@ export function applyRemoval(
   stored: { revision: number; generation: string },
 ): void {
   const cached = cache.get(key);
-  if (cached?.generation === stored.generation && cached.revision === stored.revision - 1) {
+  if (
+    cached?.generation === stored.generation &&
+    cached.seen === cached.revision &&
+    cached.revision === stored.revision - 1
+  ) {
     cached.index.remove(ids);
     cached.revision = stored.revision;
+    cached.seen = stored.revision;
   } else {
     cache.delete(key);
   }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { MemoryCard } from '../contracts/index.js';
 import { exponentialBackoff } from './backoff.js';
 import { createKeyedQueue } from './keyed-queue.js';
+import { addSynced, type SyncedCommit } from './synced-add.js';
 import { createSyncedCardCache, mergeSynced, rollBack } from './synced-cards.js';
 
 const scope = { userId: 'u' };
@@ -64,6 +65,51 @@ describe('synced cards', () => {
     });
     expect(replaced).not.toBe(reader);
     expect(replaced.index.size).toBe(0);
+  });
+
+  it('catches up lazily: own commits wait in pending and go back in stored order', async () => {
+    const cache = createSyncedCardCache();
+    const other = createSyncedCardCache().update('k', {
+      revision: 0,
+      generation: '',
+      complete: true,
+      cards: [],
+    });
+    const [theirs] = mergeSynced(
+      other.index,
+      [{ content: 'Backups run nightly.' }],
+      options(),
+    ).writes;
+    cache.update('k', { revision: 0, generation: '', complete: true, cards: [] });
+    const commits: SyncedCommit[] = [];
+    // Another writer committed revision 1: this commit is revision 2 and brings nothing back.
+    const add = (content: string, revision: number) =>
+      addSynced({
+        cache,
+        key: 'k',
+        drafts: [{ content }],
+        mergeOptions: options,
+        load: async () => cache.get('k')!,
+        commit: async (commit) => {
+          commits.push(commit);
+          return { committed: true, revision, generation: '' };
+        },
+      });
+    const [mine] = await add('Deploys happen on Fridays.', 2);
+    const synced = cache.get('k')!;
+    expect(synced).toMatchObject({ revision: 0, seen: 2, pending: [mine!.id] });
+    // A duplicate is checked with the store (nothing written), since the cache lacks revision 1.
+    await add('Deploys happen on Fridays!', 2);
+    expect(commits.at(-1)).toMatchObject({ revision: 0, writes: [] });
+    cache.update('k', { revision: 2, generation: '', complete: false, cards: [theirs!, mine!] });
+    expect(synced.index.cards().map((card) => card.id)).toEqual([theirs!.id, mine!.id]);
+    expect(synced).toMatchObject({ revision: 2, seen: 2, pending: [] });
+    // Current again: the next commit, right after, moves the revision; a duplicate asks nothing.
+    await add('Tests run before each deploy.', 3);
+    expect(synced).toMatchObject({ revision: 3, seen: 3, pending: [] });
+    const asked = commits.length;
+    await add('Tests run before each deploy!', 3);
+    expect(commits).toHaveLength(asked);
   });
 
   it('keeps a bounded number of scopes, the least recently used leaving first', () => {

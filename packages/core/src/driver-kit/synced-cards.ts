@@ -9,11 +9,16 @@
  * putting them into the index, never the whole scope. A removal cannot be replayed that way: it
  * moves the scope's reset revision, and a process whose cache is older reads the scope again.
  *
- * The write itself is optimistic: merge into the cached index, then commit only if the scope is
- * still at that revision. When another writer got there first, the store answers with what
- * changed since and with the stored form of the cards this merge touched; `rollBack` puts those
- * back, the changes are applied, and the merge runs again on the newer cards. Merges are pure and
- * take milliseconds, so this is a short loop, and nothing is locked while a process merges.
+ * The write itself is optimistic: merge into the cached index, then commit unless a card written
+ * since the cached revision could change the merge (driver-kit's conflict keys). Catching up is
+ * lazy: a commit does not bring back what other writers committed meanwhile, so a writer never
+ * reads nor indexes the cards of writers adding unrelated cards. The index then holds the scope
+ * at `revision` plus this process's own commits after it (`pending`, which a catch-up puts back
+ * in stored order). It catches up only when it must: when a commit finds a conflict (the store
+ * answers with what changed since and with the stored form of the cards this merge touched;
+ * `rollBack` puts those back, the changes are applied, and the merge runs again on the newer
+ * cards), and when the scope is listed. Merges are pure and take milliseconds, so this is a short
+ * loop, and nothing is locked while a process merges.
  */
 import type { MemoryCard, MemoryCardDraft, Scope } from '../contracts/index.js';
 import { type CardIndex, createCardIndex } from '../memory/index.js';
@@ -28,6 +33,14 @@ export interface SyncedCards {
    * key that expired): a cache of another generation is read again. '' when not used.
    */
   generation: string;
+  /**
+   * The newest revision this process committed (at least `revision`). Above `revision`, the index
+   * lacks what others committed in between, so even a merge that writes nothing is checked
+   * against the store before it answers.
+   */
+  seen: number;
+  /** Ids of the cards this process added after `revision`, oldest first. */
+  pending: string[];
 }
 
 /** What a store answers when asked for the changes after a revision. */
@@ -74,10 +87,17 @@ export function createSyncedCardCache(limit = SYNCED_SCOPES): SyncedCardCache {
           index: createCardIndex(changes.cards),
           revision: changes.revision,
           generation: changes.generation,
+          seen: changes.revision,
+          pending: [],
         });
       }
+      // This process's own cards committed after the cached revision are among the changes, at
+      // their stored places between the others': they are put back in stored order.
+      if (cached.pending.length > 0) cached.index.remove(cached.pending);
       if (changes.cards.length > 0) cached.index.put(changes.cards);
+      cached.pending = [];
       cached.revision = changes.revision;
+      cached.seen = Math.max(cached.seen, changes.revision);
       return touch(key, cached);
     },
     delete(key) {
