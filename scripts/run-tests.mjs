@@ -23,7 +23,14 @@ let skipped = 0;
 if (existsSync(resultsFile)) {
   const results = JSON.parse(readFileSync(resultsFile, 'utf8'));
   passed = results.numPassedTests ?? 0;
-  failed = (results.numFailedTests ?? 0) + (results.numFailedTestSuites ?? 0);
+  // Failed tests, plus files that failed without a failed test (an import or hook error).
+  // numFailedTestSuites would count every describe block around a failed test again.
+  const brokenFiles = (results.testResults ?? []).filter(
+    (file) =>
+      file.status === 'failed' &&
+      !(file.assertionResults ?? []).some((test) => test.status === 'failed'),
+  ).length;
+  failed = (results.numFailedTests ?? 0) + brokenFiles;
   skipped = (results.numPendingTests ?? 0) + (results.numTodoTests ?? 0);
 } else {
   failed = 1;

@@ -4,9 +4,7 @@
  * duplicate nothing; and a context manager serving thousands of sessions keeps a bounded amount
  * of state. `CTXMEM_LONG_TESTS=1` runs the 10,000-session variants.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import {
@@ -26,6 +24,8 @@ import {
   scopeKey,
 } from '@ctxmem/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundledFixture } from '../setup/fixture-bundle.js';
+import { releaseTogether, startWriter } from '../setup/writer-process.js';
 import {
   distinctCardContent,
   expectValidPrompt,
@@ -184,10 +184,8 @@ describe('many writers on one memory store', () => {
   it('loses and duplicates nothing with 3 processes adding at the same moment', async () => {
     const root = nextRoot();
     const labels = ['p1', 'p2', 'p3'];
-    const startAt = Date.now() + 2_500;
-    const workers = labels.map((label) =>
-      startWorker({ mode: 'cards', root, label, count: 15, startAt }),
-    );
+    const workers = labels.map((label) => startWorker({ mode: 'cards', root, label, count: 15 }));
+    await releaseTogether(workers);
     await Promise.all(workers.map((worker) => worker.waitFor('done')));
     expectAllCards(await createFileMemoryStore({ root }).list(WORKER_SCOPE), labels, 15);
   });
@@ -195,53 +193,9 @@ describe('many writers on one memory store', () => {
 
 // ---------------------------------------------------------------------------------------------
 
-const worker = fileURLToPath(new URL('./fixtures/reliability-worker.ts', import.meta.url));
-
-interface Worker {
-  child: ChildProcess;
-  lines: string[];
-  waitFor(text: string | RegExp): Promise<void>;
-  exited: Promise<void>;
-}
-
-function startWorker(job: Record<string, unknown>): Worker {
-  const child = spawn(process.execPath, ['--import', 'tsx', worker, JSON.stringify(job)], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const lines: string[] = [];
-  const waiters: Array<{ test: (line: string) => boolean; resolve: () => void }> = [];
-  let buffered = '';
-  let errors = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-    buffered += chunk;
-    const parts = buffered.split('\n');
-    buffered = parts.pop()!;
-    for (const line of parts) {
-      lines.push(line);
-      for (const waiter of waiters.filter((candidate) => candidate.test(line))) waiter.resolve();
-    }
-  });
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
-    errors += chunk;
-  });
-  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-  return {
-    child,
-    lines,
-    exited,
-    waitFor(text) {
-      const test = (line: string) => (typeof text === 'string' ? line === text : text.test(line));
-      return new Promise<void>((resolve, reject) => {
-        if (lines.some(test)) return resolve();
-        waiters.push({ test, resolve });
-        exited.then(() => {
-          if (!lines.some(test))
-            reject(new Error(`worker exited before "${text}"; stderr: ${errors}`));
-        });
-      });
-    },
-  };
-}
+// Bundled once (test/setup/fixture-bundle.ts): plain `node` starts it far faster than tsx.
+const worker = await bundledFixture(new URL('./fixtures/reliability-worker.ts', import.meta.url));
+const startWorker = (job: Record<string, unknown>) => startWriter(worker, job);
 
 describe('a context manager killed mid-compaction', () => {
   const workerScope: Scope = WORKER_SCOPE;

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
+import { bundledFixture } from '../../../test/setup/fixture-bundle.js';
 import {
   missingServerMessage,
   stopTestServices,
@@ -9,6 +10,8 @@ import { promptProblem, runLoad } from './load.js';
 
 const services = await testServices();
 afterAll(stopTestServices);
+// Six instances start in this file: as one bundle run by plain node, not through tsx.
+const instanceEntry = await bundledFixture(new URL('./app-server.ts', import.meta.url));
 
 describe('three instances behind a round-robin proxy', () => {
   for (const store of ['postgres', 'redis'] as const) {
@@ -33,6 +36,7 @@ describe('three instances behind a round-robin proxy', () => {
         turns: 12,
         concurrency: 5,
         hedgeEvery: 2,
+        instanceEntry,
       });
       expect(report.problems).toEqual([]);
       expect(report).toMatchObject({

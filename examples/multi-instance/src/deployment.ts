@@ -12,6 +12,12 @@ export interface DeploymentOptions {
   namespace: string;
   /** @default 3 */
   instances?: number;
+  /**
+   * The script each instance runs: a `.ts` file runs with tsx, anything else with plain node (the
+   * tests pass a bundle of app-server.ts, which starts several times faster).
+   * @default src/app-server.ts
+   */
+  instanceEntry?: string;
 }
 
 export interface Deployment {
@@ -29,7 +35,9 @@ function startInstance(
   return new Promise((resolve, reject) => {
     // The parent's folder: tsx resolves @ctxmem/* through the tsconfig there (the sources from
     // the repository root, the built packages from the example's folder).
-    const child = spawn(process.execPath, ['--import', 'tsx', appServer], {
+    const { instanceEntry = appServer } = options;
+    const loader = instanceEntry.endsWith('.ts') ? ['--import', 'tsx'] : [];
+    const child = spawn(process.execPath, [...loader, instanceEntry], {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: {
         ...process.env,

@@ -31,6 +31,8 @@ export interface LoadOptions {
   hedgeEvery?: number;
   /** @default 3 */
   instances?: number;
+  /** The script each instance runs (see `DeploymentOptions`). @default src/app-server.ts */
+  instanceEntry?: string;
 }
 
 export interface LoadReport {
@@ -120,8 +122,15 @@ export async function runLoad({
   concurrency = 10,
   hedgeEvery = 4,
   instances = 3,
+  instanceEntry,
 }: LoadOptions): Promise<LoadReport> {
-  const deployment: Deployment = await startDeployment({ store, url, namespace, instances });
+  const deployment: Deployment = await startDeployment({
+    store,
+    url,
+    namespace,
+    instances,
+    instanceEntry,
+  });
   const problems: string[] = [];
   const prepareTimes: number[] = [];
   const requestTimes: number[] = [];

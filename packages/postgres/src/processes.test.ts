@@ -2,20 +2,20 @@
  * The PostgreSQL stores shared by several processes, as several instances of an application share
  * them (core's `testSharedStoresProcesses`), and concurrent migrations, which apply each step once.
  */
-import { fileURLToPath } from 'node:url';
 import { testSharedStoresProcesses } from '@ctxmem/core/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundledFixture } from '../../../test/setup/fixture-bundle.js';
 import {
   missingServerMessage,
   stopTestServices,
   testServices,
 } from '../../../test/setup/services.js';
-import { linesAfter, startWriter } from '../../../test/setup/writer-process.js';
+import { linesAfter, releaseTogether, startWriter } from '../../../test/setup/writer-process.js';
 import { createPostgresStores } from './create-postgres-stores.js';
 import { openPostgres, type TestDatabase } from './databases.test-support.js';
 import { MIGRATIONS } from './migrations.js';
 
-const fixture = fileURLToPath(new URL('./writer.test-support.ts', import.meta.url));
+const fixture = await bundledFixture(new URL('./writer.test-support.ts', import.meta.url));
 const services = await testServices();
 afterAll(stopTestServices);
 
@@ -41,14 +41,15 @@ if (!services.postgresUrl) {
     },
     open: (schema) => createPostgresStores({ pool: database.pool, schema }),
     start: (schema, job) => startWriter(fixture, { ...job, url, schema }),
+    releases: true,
   });
 
   it('applies each migration once when several processes migrate at the same moment', async () => {
     const schema = database.uniqueSchema();
-    const startAt = Date.now() + 1500;
     const migrators = ['a', 'b', 'c'].map(() =>
-      startWriter(fixture, { mode: 'migrate', url, schema, startAt }),
+      startWriter(fixture, { mode: 'migrate', url, schema }),
     );
+    await releaseTogether(migrators);
     await Promise.all(migrators.map((migrator) => migrator.waitFor('done')));
     const applied = migrators.flatMap((migrator) =>
       linesAfter(migrator, 'migrated').map((line) => JSON.parse(line) as number[]),

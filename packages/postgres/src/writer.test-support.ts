@@ -1,19 +1,16 @@
 /**
- * Child process for the multi-process tests of the PostgreSQL stores. Run as
- * `node --import tsx writer.test-support.ts '<json>'` where the JSON is `{ url, schema }` with
+ * Child process for the multi-process tests of the PostgreSQL stores, run (bundled, see
+ * test/setup/fixture-bundle.ts) as `node writer.mjs '<json>'` where the JSON is `{ url, schema }`
+ * with
  * - a job of core's `runSharedStoresJob` (`mode` write, state or converse), or
- * - `{ "mode": "migrate", "startAt" }`: migrates at `startAt` (epoch ms) and prints
- *   `migrated <applied versions as JSON>`.
+ * - `{ "mode": "migrate" }`: migrates once released (a `go` line on standard input, so that
+ *   several processes migrate at the same moment) and prints `migrated <applied versions as JSON>`.
  * It prints `ready` once connected and `done` at the end.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
-import { runSharedStoresJob, type SharedStoresJob } from '@ctxmem/core/test';
+import { released, runSharedStoresJob, type SharedStoresJob } from '@ctxmem/core/test';
 import { createPostgresStores } from './create-postgres-stores.js';
 
-type Job = { url: string; schema: string } & (
-  | SharedStoresJob
-  | { mode: 'migrate'; startAt: number }
-);
+type Job = { url: string; schema: string } & (SharedStoresJob | { mode: 'migrate' });
 
 const job = JSON.parse(process.argv[2] ?? '{}') as Job;
 const print = (line: string) =>
@@ -25,7 +22,7 @@ const stores = createPostgresStores({ connectionString: job.url, schema: job.sch
 await stores.schemaVersion();
 await print('ready');
 if (job.mode === 'migrate') {
-  await sleep(Math.max(0, job.startAt - Date.now()));
+  await released();
   const result = await stores.migrate();
   await print(`migrated ${JSON.stringify(result.applied)}`);
 } else {

@@ -2,9 +2,9 @@
  * The Redis stores shared by several processes, as several instances of an application share
  * them (core's `testSharedStoresProcesses`).
  */
-import { fileURLToPath } from 'node:url';
 import { testSharedStoresProcesses } from '@ctxmem/core/test';
 import { afterAll, beforeAll, describe, it } from 'vitest';
+import { bundledFixture } from '../../../test/setup/fixture-bundle.js';
 import {
   missingServerMessage,
   stopTestServices,
@@ -14,7 +14,7 @@ import { startWriter } from '../../../test/setup/writer-process.js';
 import { createRedisStores } from './create-redis-stores.js';
 import { openRedis, type TestRedis } from './redis.test-support.js';
 
-const fixture = fileURLToPath(new URL('./writer.test-support.ts', import.meta.url));
+const fixture = await bundledFixture(new URL('./writer.test-support.ts', import.meta.url));
 const services = await testServices();
 afterAll(stopTestServices);
 
@@ -36,5 +36,6 @@ if (!services.redisUrl) {
     namespace: async () => redis.uniquePrefix(),
     open: (prefix) => createRedisStores({ client: redis.client, prefix }),
     start: (prefix, job) => startWriter(fixture, { ...job, url, prefix }),
+    releases: true,
   });
 }

@@ -1,6 +1,6 @@
 /**
- * Child process for the multi-process tests of the Redis stores. Run as
- * `node --import tsx writer.test-support.ts '<json>'` where the JSON is a job of core's
+ * Child process for the multi-process tests of the Redis stores, run (bundled, see
+ * test/setup/fixture-bundle.ts) as `node writer.mjs '<json>'` where the JSON is a job of core's
  * `runSharedStoresJob` with `url` and `prefix`. It prints `ready` once connected and `done` at
  * the end.
  */

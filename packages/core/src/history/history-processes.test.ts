@@ -6,13 +6,13 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startWriter } from '../../../../test/setup/writer-process.js';
+import { bundledFixture } from '../../../../test/setup/fixture-bundle.js';
+import { releaseTogether, startWriter } from '../../../../test/setup/writer-process.js';
 import { auditStoredConversation } from '../test/shared-conversation.js';
 import { createFileHistoryStore } from './index.js';
 
-const fixture = fileURLToPath(new URL('../test/fixtures/store-writer.ts', import.meta.url));
+const fixture = await bundledFixture(new URL('../test/fixtures/store-writer.ts', import.meta.url));
 const scope = { userId: 'crash-test', sessionId: 'one' };
 const PROCESSES = 4;
 
@@ -25,10 +25,10 @@ afterAll(async () => {
 });
 
 it(`stores each message once when ${PROCESSES} processes serve every turn of one conversation`, async () => {
-  const startAt = Date.now() + 3_000;
   const writers = Array.from({ length: PROCESSES }, () =>
-    startWriter(fixture, { mode: 'converse', root, startAt }),
+    startWriter(fixture, { mode: 'converse', root }),
   );
+  await releaseTogether(writers);
   await Promise.all(writers.map((writer) => writer.waitFor('done')));
   const codes = await Promise.all(writers.map((writer) => writer.exited));
   expect(codes, writers.map((writer) => writer.errors()).join('\n')).toEqual(writers.map(() => 0));

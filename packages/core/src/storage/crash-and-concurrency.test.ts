@@ -4,69 +4,22 @@
  * must lose and duplicate nothing; a lock left by a killed process must be taken over.
  * `CTXMEM_LONG_TESTS=1` runs more kill iterations.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundledFixture } from '../../../../test/setup/fixture-bundle.js';
+import { releaseTogether, startWriter } from '../../../../test/setup/writer-process.js';
 import { createFileHistoryStore } from '../history/index.js';
 import { createFileMemoryStore } from '../memory/index.js';
 import type { CorruptionEvent } from './index.js';
 import { withFileLock } from './index.js';
 
-const fixture = fileURLToPath(new URL('../test/fixtures/store-writer.ts', import.meta.url));
+const fixture = await bundledFixture(new URL('../test/fixtures/store-writer.ts', import.meta.url));
 const longRun = process.env.CTXMEM_LONG_TESTS === '1';
 const KILL_ITERATIONS = longRun ? 100 : 20;
 const STALE_MS = 2000;
-
-interface Writer {
-  child: ChildProcess;
-  /** Complete stdout lines so far. */
-  lines: string[];
-  /** Resolves when a line equal to `text` has been printed. */
-  waitFor(text: string): Promise<void>;
-  exited: Promise<void>;
-}
-
-function startWriter(job: Record<string, unknown>): Writer {
-  const child = spawn(process.execPath, ['--import', 'tsx', fixture, JSON.stringify(job)], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const lines: string[] = [];
-  const waiters: Array<{ text: string; resolve: () => void }> = [];
-  let buffered = '';
-  let errors = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-    buffered += chunk;
-    const parts = buffered.split('\n');
-    buffered = parts.pop()!;
-    for (const line of parts) {
-      lines.push(line);
-      for (const waiter of waiters.filter((candidate) => candidate.text === line)) waiter.resolve();
-    }
-  });
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
-    errors += chunk;
-  });
-  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-  return {
-    child,
-    lines,
-    exited,
-    waitFor: (text) =>
-      new Promise<void>((resolve, reject) => {
-        if (lines.includes(text)) return resolve();
-        waiters.push({ text, resolve });
-        exited.then(() => {
-          if (!lines.includes(text)) {
-            reject(new Error(`writer exited before printing "${text}"; stderr: ${errors}`));
-          }
-        });
-      }),
-  };
-}
 
 let root: string;
 beforeAll(async () => {
@@ -98,7 +51,7 @@ describe('file stores under SIGKILL and concurrent processes', () => {
       );
       for (let iteration = 0; iteration < KILL_ITERATIONS; iteration++) {
         const store = stores[iteration % stores.length]!;
-        const writer = startWriter({
+        const writer = startWriter(fixture, {
           mode: 'write',
           root: store,
           label: `i${iteration}`,
@@ -138,7 +91,7 @@ describe('file stores under SIGKILL and concurrent processes', () => {
     const store = join(root, 'two-writers');
     const count = 60;
     const writers = ['a', 'b'].map((label) =>
-      startWriter({ mode: 'write', root: store, label, count, staleMs: STALE_MS }),
+      startWriter(fixture, { mode: 'write', root: store, label, count, staleMs: STALE_MS }),
     );
     await Promise.all(writers.map((writer) => writer.waitFor('done')));
     await Promise.all(writers.map((writer) => writer.exited));
@@ -160,7 +113,7 @@ describe('file stores under SIGKILL and concurrent processes', () => {
 
   it('takes over a lock whose holder was SIGKILLed', async () => {
     const path = join(root, 'stale', 'cards.json');
-    const holder = startWriter({ mode: 'hold-lock', path, staleMs: STALE_MS });
+    const holder = startWriter(fixture, { mode: 'hold-lock', path, staleMs: STALE_MS });
     await holder.waitFor('locked');
     holder.child.kill('SIGKILL');
     await holder.exited;
@@ -180,18 +133,17 @@ describe('file stores under SIGKILL and concurrent processes', () => {
     await mkdir(`${path}.lock`);
     const anHourAgo = new Date(Date.now() - 3_600_000);
     await utimes(`${path}.lock`, anHourAgo, anHourAgo);
-    const startAt = Date.now() + 1500;
     const writers = ['a', 'b', 'c'].map((label) =>
-      startWriter({
+      startWriter(fixture, {
         mode: 'lock-section',
         path,
         log,
         label,
         count: 20,
         staleMs: STALE_MS,
-        startAt,
       }),
     );
+    await releaseTogether(writers);
     await Promise.all(writers.map((writer) => writer.waitFor('done')));
     const lines = (await readFile(log, 'utf8')).trim().split('\n');
     expect(lines).toHaveLength(120);

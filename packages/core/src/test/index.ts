@@ -58,16 +58,8 @@ export {
   type OffloadStoreFactoryOptions,
   testOffloadStore,
 } from './offload-store-suite.js';
-export {
-  type OpenAICompatibleServer,
-  type OpenAICompatibleServerOptions,
-  type OpenAIServerEndpoint,
-  type OpenAIServerHandler,
-  type OpenAIServerReply,
-  type OpenAIServerRequest,
-  type OpenAIServerToolCall,
-  startOpenAICompatibleServer,
-} from './openai-server/index.js';
+// The OpenAI-compatible test server's own barrel lists its names once.
+export * from './openai-server/index.js';
 export {
   auditStoredConversation,
   type PlaySharedConversationOptions,
@@ -77,8 +69,11 @@ export {
 } from './shared-conversation.js';
 export {
   type ProcessStores,
+  released,
   runSharedStoresJob,
   type SharedStoresJob,
+} from './shared-stores-job.js';
+export {
   type SharedStoresProcessesOptions,
   testSharedStoresProcesses,
   type WriterHandle,

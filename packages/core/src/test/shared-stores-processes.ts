@@ -1,77 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import type { CompleteHistoryStore, MemoryStore } from '../contracts/index.js';
-import { ConflictError } from '../errors/index.js';
-import { auditStoredConversation, playSharedConversation } from './shared-conversation.js';
+import { auditStoredConversation } from './shared-conversation.js';
+import { PROCESS_SCOPE, type ProcessStores, type SharedStoresJob } from './shared-stores-job.js';
 
-/** What a writer process of the multi-process tests is asked to do (see `runSharedStoresJob`). */
-export type SharedStoresJob =
-  | { mode: 'write'; label: string; count?: number }
-  | { mode: 'state'; label: string; count: number; startAt: number }
-  | { mode: 'converse'; startAt: number };
-
-/** The stores a writer process uses. */
-export interface ProcessStores {
-  memory: MemoryStore;
-  history: CompleteHistoryStore;
-}
-
-const scope = { userId: 'process-test', sessionId: 'one' };
-
-/**
- * The work of a writer process, in that process, printing one line per acknowledged step:
- * - `write`: adds a card and appends a message per step (`count`, or until killed), printing
- *   `card <content>` / `message <index> <content>` once each write is acknowledged;
- * - `state`: `count` times reads the working state and writes it back one message longer at the
- *   version it read, retrying on `ConflictError`; prints `won <version>` for each write that went
- *   through;
- * - `converse`: from `startAt` (epoch ms), serves every turn of the shared 30-turn conversation
- *   with its own context manager (see `playSharedConversation`).
- */
-export async function runSharedStoresJob(
-  stores: ProcessStores,
-  job: SharedStoresJob,
-  print: (line: string) => Promise<void>,
-): Promise<void> {
-  if (job.mode === 'write') {
-    const count = job.count ?? Number.POSITIVE_INFINITY;
-    for (let step = 0; step < count; step++) {
-      const content = `note ${job.label} ${step}`;
-      await stores.memory.add(scope, [{ content, type: 'todo' }]);
-      await print(`card ${content}`);
-      const [stored] = await stores.history.append(scope, [
-        { role: 'user', content: `message ${job.label} ${step}` },
-      ]);
-      await print(`message ${stored!.index} message ${job.label} ${step}`);
-    }
-    return;
-  }
-  await sleep(Math.max(0, job.startAt - Date.now()));
-  if (job.mode === 'converse') {
-    await playSharedConversation(stores.history, { scope });
-    return;
-  }
-  for (let step = 0; step < job.count; step++) {
-    for (;;) {
-      const current = await stores.history.getState(scope);
-      const messages = [
-        ...(current?.messages ?? []),
-        { role: 'user' as const, content: `${job.label} ${step}` },
-      ];
-      try {
-        const version = await stores.history.setState(
-          scope,
-          { summarizedCount: 0, messages, cycle: 0 },
-          current?.version ?? 0,
-        );
-        await print(`won ${version}`);
-        break;
-      } catch (error) {
-        if (!ConflictError.isInstance(error)) throw error;
-      }
-    }
-  }
-}
+const scope = PROCESS_SCOPE;
 
 /** A writer process as the test sees it (the repository's `startWriter` gives one). */
 export interface WriterHandle {
@@ -80,6 +12,8 @@ export interface WriterHandle {
   lines: string[];
   waitFor(text: string): Promise<void>;
   exited: Promise<number | null>;
+  /** Starts a process waiting for `released` (see `SharedStoresProcessesOptions.releases`). */
+  release?(): void;
 }
 
 export interface SharedStoresProcessesOptions {
@@ -91,6 +25,12 @@ export interface SharedStoresProcessesOptions {
   start: (namespace: string, job: SharedStoresJob) => WriterHandle;
   /** Writers killed at once per round, and rounds. @default { writers: 3, rounds: 2 } */
   kills?: { writers: number; rounds: number };
+  /**
+   * Whether the handles `start` returns have `release`: processes that must act together then
+   * start once all of them are ready, instead of at a moment a few seconds ahead.
+   * @default false
+   */
+  releases?: boolean;
 }
 
 /** Lines printed after `prefix `, without the prefix. */
@@ -108,8 +48,33 @@ function printedAfter(writer: WriterHandle, prefix: string): string[] {
  */
 export function testSharedStoresProcesses(
   name: string,
-  { namespace, open, start, kills = { writers: 3, rounds: 2 } }: SharedStoresProcessesOptions,
+  {
+    namespace,
+    open,
+    start,
+    kills = { writers: 3, rounds: 2 },
+    releases = false,
+  }: SharedStoresProcessesOptions,
 ): void {
+  /**
+   * Starts one writer per job, all acting together: on their release once all are ready, or at a
+   * moment far enough ahead for all of them to have started.
+   */
+  async function startTogether(
+    space: string,
+    jobs: ReadonlyArray<Exclude<SharedStoresJob, { mode: 'write' }>>,
+    startDelayMs: number,
+  ): Promise<WriterHandle[]> {
+    if (!releases) {
+      const startAt = Date.now() + startDelayMs;
+      return jobs.map((job) => start(space, { ...job, startAt }));
+    }
+    const writers = jobs.map((job) => start(space, job));
+    await Promise.all(writers.map((writer) => writer.waitFor('ready')));
+    for (const writer of writers) writer.release?.();
+    return writers;
+  }
+
   describe(`${name} shared by processes`, () => {
     async function reload(space: string) {
       const stores = open(space);
@@ -187,9 +152,10 @@ export function testSharedStoresProcesses(
     it('lets exactly one process through per state version', async () => {
       const space = await namespace();
       const count = 10;
-      const startAt = Date.now() + 1000;
-      const writers = ['a', 'b', 'c'].map((label) =>
-        start(space, { mode: 'state', label, count, startAt }),
+      const writers = await startTogether(
+        space,
+        ['a', 'b', 'c'].map((label) => ({ mode: 'state', label, count })),
+        1000,
       );
       await Promise.all(writers.map((writer) => writer.waitFor('done')));
       const won = writers.flatMap((writer) => printedAfter(writer, 'won').map(Number));
@@ -204,8 +170,11 @@ export function testSharedStoresProcesses(
 
     it('stores each message once when 4 processes serve every turn of one conversation', async () => {
       const space = await namespace();
-      const startAt = Date.now() + 3000;
-      const writers = [0, 1, 2, 3].map(() => start(space, { mode: 'converse', startAt }));
+      const writers = await startTogether(
+        space,
+        [0, 1, 2, 3].map(() => ({ mode: 'converse' })),
+        3000,
+      );
       await Promise.all(writers.map((writer) => writer.waitFor('done')));
       expect(await auditStoredConversation(open(space).history, scope)).toEqual({
         expected: 61,
