@@ -13,6 +13,7 @@ import { parseConversation } from '../packages/core/src/messages/index.js';
 import { createInMemoryOffloadStore } from '../packages/core/src/offload/index.js';
 import { createExtractiveSummarizer } from '../packages/core/src/summarize/index.js';
 import { createTokenCounter } from '../packages/core/src/tokens/index.js';
+import { random } from './seeded-random.js';
 import type { BenchRun, BenchSection } from './types.js';
 
 function median(values: readonly number[]): number {
@@ -54,17 +55,6 @@ function strategiesApplied(result: Awaited<ReturnType<typeof compact>>): string 
       report.fallback?.from === 'budget-guard' ? `guard:${report.strategy}` : report.strategy,
     );
   return names.length > 0 ? names.join(' → ') : '(none)';
-}
-
-/** mulberry32, so every run sees the same synthetic history. */
-function random(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let value = Math.imul(state ^ (state >>> 15), 1 | state);
-    value = (value + Math.imul(value ^ (value >>> 7), 61 | value)) ^ value;
-    return ((value ^ (value >>> 14)) >>> 0) / 4_294_967_296;
-  };
 }
 
 const WORDS =

@@ -9,16 +9,12 @@
  * 2. LoCoMo (read at run time from ../shared/data/locomo or CTXMEM_LOCOMO, never copied): each
  *    conversation played turn by turn with a budget of 30% of its tokens; how many answers
  *    (categories 1–4) are still in the prompt of the last call.
+ *
+ * The strategies and what is measured of their prompts are in `langchain-strategies.ts`.
  */
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import {
-  checkToolPairing,
-  createTokenCounter,
-  type Message,
-  messageText,
-  SUMMARY_SYSTEM_PROMPT,
-} from '../packages/core/src/index.js';
+import { messageText, SUMMARY_SYSTEM_PROMPT } from '../packages/core/src/index.js';
 import { fillerText } from '../packages/core/src/test/filler-text.js';
 // The root has no LangChain dependency: use the versions the adapter is developed against.
 import { BaseChatModel } from '../packages/langchain/node_modules/@langchain/core/dist/language_models/chat_models.js';
@@ -26,33 +22,29 @@ import {
   AIMessage,
   type BaseMessage,
   HumanMessage,
-  trimMessages,
 } from '../packages/langchain/node_modules/@langchain/core/dist/messages/index.js';
 import type { ChatResult } from '../packages/langchain/node_modules/@langchain/core/dist/outputs.js';
 import { tool } from '../packages/langchain/node_modules/@langchain/core/dist/tools/index.js';
-import {
-  createAgent,
-  createMiddleware,
-  summarizationMiddleware,
-} from '../packages/langchain/node_modules/langchain/dist/index.js';
-import { contextMemoryMiddleware } from '../packages/langchain/src/agent/index.js';
-import {
-  fromLangChainMessages,
-  MessageConverter,
-} from '../packages/langchain/src/convert/index.js';
+import { createAgent } from '../packages/langchain/node_modules/langchain/dist/index.js';
+import { fromLangChainMessages } from '../packages/langchain/src/convert/index.js';
 import { answerSurvives, locomoMessages, locomoPath } from './compression-locomo.bench.js';
+import {
+  type Budget,
+  counter,
+  type Measured,
+  measure,
+  middlewareFor,
+  STRATEGIES,
+  type Strategy,
+  tokensOf,
+} from './langchain-strategies.js';
 import type { BenchRun, BenchSection } from './types.js';
 
-const counter = createTokenCounter();
 const SYSTEM_PROMPT = 'You are a research agent. Look things up with the lookup tool, then answer.';
 const LANGCHAIN_SUMMARY_MARKER = 'Context Extraction Assistant';
 
 // The tests' deterministic filler text.
 const text = fillerText;
-
-function tokensOf(messages: readonly BaseMessage[]): number {
-  return counter.countMessages(fromLangChainMessages(messages));
-}
 
 /** The newest `maxTokens` tokens of `value` (by words), as an extractive stand-in writes them. */
 function tail(value: string, maxTokens: number): string {
@@ -119,140 +111,6 @@ class ScriptedModel extends BaseChatModel {
     }
     return { generations: [{ text: message.text, message }] };
   }
-}
-
-type Strategy =
-  | 'none'
-  | 'ctxmem'
-  | 'summarizationMiddleware'
-  | 'trimMessages'
-  | 'trimMessages (startOn human)';
-const STRATEGIES: Strategy[] = [
-  'none',
-  'ctxmem',
-  'summarizationMiddleware',
-  'trimMessages',
-  'trimMessages (startOn human)',
-];
-
-interface Budget {
-  window: number;
-  budget: number;
-  trigger: number;
-  target: number;
-  summaryTokens: number;
-}
-
-/** The middleware of a strategy, all on the same budget. */
-function middlewareFor(
-  strategy: Strategy,
-  model: ScriptedModel,
-  { window, budget, trigger, target, summaryTokens }: Budget,
-  {
-    extractive = false,
-    onCompaction = () => {},
-  }: { extractive?: boolean; onCompaction?: () => void } = {},
-) {
-  // LangChain's strategies count with the same counter, with conversions cached as ctxmem's are.
-  const converter = new MessageConverter();
-  const countLangChain = async (messages: BaseMessage[]) =>
-    counter.countMessages(converter.fromLangChain(messages));
-  switch (strategy) {
-    case 'none':
-      return [];
-    case 'ctxmem':
-      return [
-        contextMemoryMiddleware({
-          contextWindow: window,
-          reserve: { ratio: (window - budget) / window, min: 0 },
-          threshold: trigger / window,
-          retainedRatio: target / window,
-          settings: { summaryMaxTokens: summaryTokens },
-          // Without a model ctxmem summarizes extractively (its fallback when a model fails).
-          ...(extractive ? {} : { summarizerModel: model }),
-          onEvent: (event) => {
-            if (event.type === 'compaction') onCompaction();
-          },
-        }),
-      ];
-    case 'summarizationMiddleware':
-      return [
-        summarizationMiddleware({
-          model,
-          trigger: { tokens: trigger },
-          keep: { tokens: Math.max(1, target - summaryTokens) },
-          tokenCounter: countLangChain,
-        }),
-      ];
-    default: {
-      const startOnHuman = strategy === 'trimMessages (startOn human)';
-      return [
-        createMiddleware({
-          name: `Trim${startOnHuman ? 'StartOnHuman' : ''}`,
-          wrapModelCall: async (request, handler) => {
-            const system = request.systemMessage ? tokensOf([request.systemMessage]) : 0;
-            const messages = await trimMessages(request.messages, {
-              maxTokens: budget - system,
-              strategy: 'last',
-              tokenCounter: countLangChain,
-              ...(startOnHuman
-                ? { startOn: 'human' as const, endOn: ['human' as const, 'tool' as const] }
-                : {}),
-            });
-            return handler({ ...request, messages });
-          },
-        }),
-      ];
-    }
-  }
-}
-
-interface Measured {
-  compactions: number;
-  calls: number;
-  meanTokens: number;
-  maxTokens: number;
-  overWindow: number;
-  pairing: number;
-  lostQuestion: number;
-  summaryCalls: number;
-  milliseconds: number;
-}
-
-/** Tokens, rejections and lost questions of the prompts a model received. */
-function measure(
-  prompts: readonly BaseMessage[][],
-  questions: ReadonlyArray<string | undefined>,
-  window: number,
-): Omit<Measured, 'summaryCalls' | 'milliseconds' | 'compactions'> {
-  let total = 0;
-  let maxTokens = 0;
-  let overWindow = 0;
-  let pairing = 0;
-  let lostQuestion = 0;
-  prompts.forEach((prompt, index) => {
-    const core: Message[] = fromLangChainMessages(prompt);
-    const tokens = counter.countMessages(core);
-    total += tokens;
-    maxTokens = Math.max(maxTokens, tokens);
-    if (tokens > window) overWindow++;
-    if (checkToolPairing(core).length > 0) pairing++;
-    const question = questions[index];
-    if (
-      question !== undefined &&
-      !prompt.some((message) => message.type === 'human' && message.text === question)
-    ) {
-      lostQuestion++;
-    }
-  });
-  return {
-    calls: prompts.length,
-    meanTokens: prompts.length === 0 ? 0 : Math.round(total / prompts.length),
-    maxTokens,
-    overWindow,
-    pairing,
-    lostQuestion,
-  };
 }
 
 /** Part 1: a research agent, each turn a few lookups with results of very different sizes. */

@@ -10,9 +10,9 @@ import { fileURLToPath } from 'node:url';
 import type { Scope } from '../packages/core/src/contracts/index.js';
 import { createFileMemoryStore } from '../packages/core/src/memory/index.js';
 import { createMemorySearch } from '../packages/core/src/retrieval/index.js';
+import { ms } from './latency.js';
 import type { BenchSection } from './types.js';
 
-const ms = (value: number) => Number(value.toFixed(3));
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!;
 /** The built CLI (`pnpm --filter @ctxmem/cli build`): the command a user runs. */
 const CLI = fileURLToPath(new URL('../packages/cli/dist/bin.js', import.meta.url));

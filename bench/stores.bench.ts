@@ -2,15 +2,14 @@
  * Latency of the stores: memory cards (add with de-duplication, list), the append-only history,
  * offloads and the cross-process file lock, in memory and on disk (the OS temp folder, with fsync).
  * Medians of repeated single operations on a store that already holds the given amount of data.
+ * Add throughput is measured in `memory-add-throughput.ts`, the search of a new process in
+ * `memory-cold-start.ts`.
  */
-import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type {
   HistoryStore,
-  MemoryCard,
-  MemoryCardDraft,
   MemoryIndex,
   MemoryStore,
   Message,
@@ -21,15 +20,9 @@ import {
   createInMemoryHistoryStore,
 } from '../packages/core/src/history/index.js';
 import {
-  analyzeCardContent,
-  type CardAnalysis,
-} from '../packages/core/src/memory/card-analysis.js';
-import {
   createFileMemoryStore,
   createInMemoryMemoryStore,
-  mergeCards,
 } from '../packages/core/src/memory/index.js';
-import { mergeCardsByScan } from '../packages/core/src/memory/merge-cards-by-scan.js';
 import {
   createFileOffloadStore,
   createInMemoryOffloadStore,
@@ -39,28 +32,13 @@ import {
   createMemorySearch,
   type RetrievalMode,
 } from '../packages/core/src/retrieval/index.js';
-import { withFileLock, writeFileAtomic } from '../packages/core/src/storage/index.js';
+import { withFileLock } from '../packages/core/src/storage/index.js';
 import { createHnswMemoryIndex } from '../packages/hnswlib/src/index.js';
+import { ms, percentileOf } from './latency.js';
+import { addThroughputSection } from './memory-add-throughput.js';
 import { coldStartSections } from './memory-cold-start.js';
+import { BATCH, drafts, historyMessage, scope, sentence } from './store-sentences.js';
 import type { BenchRun, BenchSection } from './types.js';
-
-const scope = { userId: 'bench-user', sessionId: 'bench' };
-
-const WORDS = (
-  'alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar ' +
-  'papa quebec romeo sierra tango uniform victor whiskey xray yankee zulu amber cobalt jade onyx ' +
-  'ruby slate topaz umber violet willow cedar maple birch aspen'
-).split(' ');
-
-/** A deterministic pseudo-random sentence that neither duplicates nor supersedes another. */
-function sentence(seed: number): string {
-  let state = seed * 2654435761 + 1;
-  const pick = () => {
-    state = (state * 1103515245 + 12345) % 2147483648;
-    return WORDS[state % WORDS.length]!;
-  };
-  return `Note ${seed}: ${Array.from({ length: 8 }, pick).join(' ')}.`;
-}
 
 async function median(
   repeats: number,
@@ -75,8 +53,6 @@ async function median(
   times.sort((a, b) => a - b);
   return times[Math.floor(times.length / 2)]!;
 }
-
-const ms = (value: number) => Number(value.toFixed(3));
 
 async function memorySection(
   root: string,
@@ -123,190 +99,6 @@ async function memorySection(
       'File store: one append-only log (cards.jsonl) per scope; an add takes the file lock, reads what other processes appended since, merges through the card index and appends one line with an fsync; a duplicate needs no write.',
     ],
   };
-}
-
-const BATCH = 1000;
-
-const drafts = (
-  from: number,
-  count: number,
-  type: MemoryCard['type'] = 'fact',
-): MemoryCardDraft[] =>
-  Array.from({ length: count }, (_, offset) => ({ content: sentence(from + offset), type }));
-
-/**
- * The same sentence with a stop word more and no full stop: the same content tokens, so a near
- * duplicate by the merge rule (Jaccard >= 0.85). ("also" is not a stop word: with the generator's
- * few distinct words per sentence it lowered the Jaccard below 0.85 for about 14% of them, which
- * then rightly became new cards.)
- */
-const nearDuplicate = (seed: number) => sentence(seed).replace(': ', ': the ').slice(0, -1);
-
-/** The analysis the old merge used: memoized per content, the whole memo cleared at 50,000. */
-function oldAnalyzer(): (content: string) => CardAnalysis {
-  const memo = new Map<string, CardAnalysis>();
-  return (content) => {
-    const cached = memo.get(content);
-    if (cached) return cached;
-    const analysis = analyzeCardContent(content);
-    if (memo.size >= 50_000) memo.clear();
-    memo.set(content, analysis);
-    return analysis;
-  };
-}
-
-const perSecond = (cards: number, milliseconds: number) => {
-  const rate = (cards / milliseconds) * 1000;
-  return rate >= 100 ? Math.round(rate) : Number(rate.toPrecision(2));
-};
-
-/**
- * What the file store before its log wrote for one `add` of 1,000 cards to a scope of `size`: the
- * whole scope as one JSON document (card lines cached between writes, as it did), atomically
- * with fsync. Its merge cost the same as now (the same card index), so only the write is timed.
- */
-async function rewriteBaseline(root: string, size: number): Promise<number> {
-  const now = new Date().toISOString();
-  const lines = drafts(0, size + BATCH).map((draft) =>
-    JSON.stringify({
-      id: randomUUID(),
-      content: draft.content,
-      type: draft.type,
-      tags: [],
-      createdAt: now,
-      updatedAt: now,
-      scope,
-    }),
-  );
-  const path = join(root, `rewrite-baseline-${size}.json`);
-  await writeFileAtomic(path, `{"cards":[\n${lines.slice(0, size).join(',\n')}\n]}\n`);
-  const start = performance.now();
-  await writeFileAtomic(path, `{"cards":[\n${lines.join(',\n')}\n]}\n`);
-  return performance.now() - start;
-}
-
-async function addThroughputSection(
-  root: string,
-  sizes: number[],
-  fileRoots: Map<number, string>,
-): Promise<BenchSection> {
-  const rows: BenchSection['rows'] = [];
-  for (const size of sizes) {
-    for (const [name, create] of [
-      ['in-memory', () => createInMemoryMemoryStore()],
-      [
-        'file (append-only log)',
-        () => {
-          const fileRoot = join(root, `throughput-${size}`);
-          fileRoots.set(size, fileRoot);
-          return createFileMemoryStore({ root: fileRoot });
-        },
-      ],
-    ] as Array<[string, () => MemoryStore]>) {
-      const store = create();
-      const fillStart = performance.now();
-      for (let start = 0; start < size; start += BATCH) {
-        await store.add(scope, drafts(start, Math.min(BATCH, size - start)));
-      }
-      const fill = performance.now() - fillStart;
-      const nextStart = performance.now();
-      await store.add(scope, drafts(size, BATCH));
-      const next = performance.now() - nextStart;
-      const count = (await store.list(scope)).length;
-      const exactStart = performance.now();
-      await store.add(scope, drafts(0, BATCH));
-      const exact = performance.now() - exactStart;
-      const nearStart = performance.now();
-      await store.add(
-        scope,
-        Array.from({ length: BATCH }, (_, offset) => ({ content: nearDuplicate(BATCH + offset) })),
-      );
-      const near = performance.now() - nearStart;
-      const added = (await store.list(scope)).length - count;
-      rows.push({
-        path: `indexed, ${name} store`,
-        'cards in scope': size,
-        'fill 0 → size (cards/s)': perSecond(size, fill),
-        'add 1,000 more (cards/s)': perSecond(BATCH, next),
-        're-add 1,000 exact + 1,000 near duplicates (ms)': ms(exact + near),
-        'new cards from duplicates': added,
-      });
-    }
-    rows.push({
-      path: 'baseline: previous file store, its write per add (whole scope rewritten)',
-      'cards in scope': size,
-      'fill 0 → size (cards/s)': '-',
-      'add 1,000 more (cards/s)': perSecond(BATCH, await rewriteBaseline(root, size)),
-      're-add 1,000 exact + 1,000 near duplicates (ms)': '-',
-      'new cards from duplicates': '-',
-    });
-    // Adversarial for supersession: preferences that all start with the same words.
-    const preferences = createInMemoryMemoryStore();
-    const preference = (seed: number) => ({
-      content: `User prefers tool${seed} and lib${seed} for task${seed} in project${seed} daily`,
-      type: 'preference' as const,
-    });
-    const preferencesStart = performance.now();
-    for (let start = 0; start < size; start += BATCH) {
-      await preferences.add(
-        scope,
-        Array.from({ length: Math.min(BATCH, size - start) }, (_, offset) =>
-          preference(start + offset),
-        ),
-      );
-    }
-    const preferencesFill = performance.now() - preferencesStart;
-    const preferencesNextStart = performance.now();
-    await preferences.add(
-      scope,
-      Array.from({ length: BATCH }, (_, offset) => preference(size + offset)),
-    );
-    rows.push({
-      path: 'indexed, in-memory store, preferences sharing their first words',
-      'cards in scope': size,
-      'fill 0 → size (cards/s)': perSecond(size, preferencesFill),
-      'add 1,000 more (cards/s)': perSecond(BATCH, performance.now() - preferencesNextStart),
-      're-add 1,000 exact + 1,000 near duplicates (ms)': '-',
-      'new cards from duplicates': '-',
-    });
-    // The old path: every draft compared with every current card, with the old analysis memo.
-    const existing = mergeCards([], drafts(0, size), {
-      scope,
-      now: 'now',
-      generateId: () => `card-${Math.random()}`,
-    }).cards;
-    const sample = size >= 100_000 ? 20 : 200;
-    const analyze = oldAnalyzer();
-    const baselineStart = performance.now();
-    mergeCardsByScan(
-      existing,
-      drafts(size, sample),
-      { scope, now: 'now', generateId: () => `card-${Math.random()}` },
-      analyze,
-    );
-    const baseline = performance.now() - baselineStart;
-    rows.push({
-      path: `naive scan (old merge, ${sample} drafts)`,
-      'cards in scope': size,
-      'fill 0 → size (cards/s)': '-',
-      'add 1,000 more (cards/s)': perSecond(sample, baseline),
-      're-add 1,000 exact + 1,000 near duplicates (ms)': '-',
-      'new cards from duplicates': '-',
-    });
-  }
-  return {
-    title: 'Memory store: add throughput (de-duplication and supersession through index look-ups)',
-    rows,
-    notes: [
-      'Target: >= 2,000 cards/s at 100,000 cards. Batches of 1,000 drafts per add, as `ctxmem memory add` does; distinct 10-word sentences from a 40-word vocabulary (so every word is shared by thousands of cards).',
-      "File store: every add appends one line to the scope's log (cards.jsonl) with one write and an fsync, under the cross-process lock; the log is compacted (rewritten atomically) only when most of it is garbage. Baseline: the previous file store rewrote the whole scope as one JSON document per add; its row times only that write (serialize with cached card lines + atomic write with fsync), its merge being the same as the log's, so its cards/s is an upper bound.",
-      'Naive scan: the previous merge (each draft against every current card, analyses memoized up to 50,000 contents then cleared), on a sample of drafts, one batch.',
-    ],
-  };
-}
-
-function percentile(sorted: readonly number[], share: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * share))]!;
 }
 
 async function searchSection(
@@ -378,9 +170,9 @@ async function searchSection(
         retrieval: name,
         'cards in scope': size,
         'first sync: index + embed (ms)': ms(build),
-        'search p50 (ms)': ms(percentile(times, 0.5)),
-        'search p99 (ms)': ms(percentile(times, 0.99)),
-        'search right after an add, p50 (ms)': ms(percentile(afterAdd, 0.5)),
+        'search p50 (ms)': ms(percentileOf(times, 0.5)),
+        'search p99 (ms)': ms(percentileOf(times, 0.99)),
+        'search right after an add, p50 (ms)': ms(percentileOf(afterAdd, 0.5)),
       });
     }
   return {
@@ -400,10 +192,6 @@ async function historySection(
   repeats: number,
 ): Promise<BenchSection> {
   const rows: BenchSection['rows'] = [];
-  const message = (index: number): Message => ({
-    role: index % 2 === 0 ? 'user' : 'assistant',
-    content: `${sentence(index)} ${'detail '.repeat(40)}`,
-  });
   for (const [name, create] of [
     ['in-memory', () => createInMemoryHistoryStore()],
     ['file', () => createFileHistoryStore({ root: join(root, `history-${Math.random()}`) })],
@@ -414,18 +202,20 @@ async function historySection(
         await store.append(
           scope,
           Array.from({ length: Math.min(500, size - start) }, (_, offset) =>
-            message(start + offset),
+            historyMessage(start + offset),
           ),
         );
       }
-      const append = await median(repeats, (index) => store.append(scope, [message(size + index)]));
+      const append = await median(repeats, (index) =>
+        store.append(scope, [historyMessage(size + index)]),
+      );
       const count = await median(repeats, () => countHistory(store, scope));
       const readAll = await median(Math.min(repeats, 5), () => store.read(scope));
       const setState = await median(repeats, async () => {
         const state = await store.getState(scope);
         await store.setState(
           scope,
-          { summarizedCount: 0, messages: [message(0)], cycle: 0 },
+          { summarizedCount: 0, messages: [historyMessage(0)], cycle: 0 },
           state?.version ?? 0,
         );
       });
