@@ -39,8 +39,8 @@ interface LocomoSample {
 
 /**
  * The fixed split of the development half (5 of LoCoMo's 10 conversations). Tuning: conv-26
- * (Caroline and Melanie), conv-30 (Jon and Gina), conv-41 (John and Maria), 385 questions of
- * categories 1–4. Validation: conv-42 (Joanna and Nate), conv-43 (Tim and John), 377 questions.
+ * conv-30, conv-41, 385 questions of categories 1–4. Validation: conv-42, conv-43, 377
+ * questions.
  * Earlier versions of the summarizer were shaped on the whole half, so the validation part is
  * unseen only by changes made since the split; the other half of LoCoMo stays the held-out test.
  */

@@ -244,11 +244,11 @@ describe('ctxmem memory add', () => {
   it('dates an episode record by its occurredAt', async () => {
     const file = await writeJsonLines('turns.jsonl', [
       {
-        content: 'Caroline: How long have you been married?',
+        content: 'Ana: How long have you lived in Porto?',
         type: 'episode',
         occurredAt: '2023-05-08T13:56:00Z',
       },
-      { content: 'Melanie: Five years already!', type: 'episode', occurredAt: '2023-05-08' },
+      { content: 'Samantha: Six years now!', type: 'episode', occurredAt: '2023-05-08' },
     ]);
     expect((await run(inStore('add', '--jsonl', file))).code).toBe(0);
     expect((await listCards()).map(({ type, createdAt }) => ({ type, createdAt }))).toEqual([

@@ -39,8 +39,8 @@ function notFound(name: string): Error {
 describe('ctxmem memory search retrieval flags', () => {
   it('searches with --fusion and --sequence-context, which finds the turn after a match', async () => {
     const turns = [
-      'Anna: How long have you two been married?',
-      'Ben: Five years already, since the summer of 2019!',
+      'Anna: How long have you two lived in Porto?',
+      'Ben: Six years now, since the summer of 2019!',
       'Anna: Did you see the match last night?',
       'Ben: No, I was repairing my bicycle.',
     ];
@@ -54,7 +54,7 @@ describe('ctxmem memory search retrieval flags', () => {
         '--store',
         'cards',
         '--query',
-        'how long married',
+        'how long lived Porto',
         '--json',
         ...flags,
       ]);

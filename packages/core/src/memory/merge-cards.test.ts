@@ -219,12 +219,12 @@ describe('mergeCards', () => {
   it('never supersedes records: facts, conversation turns, todos, goals and code stay current', () => {
     expect([...SUPERSEDING_CARD_TYPES].sort()).toEqual(['constraint', 'decision', 'preference']);
     const turns: MemoryCardDraft[] = [
-      { content: 'Caroline: I went to the LGBTQ support group yesterday', source: 'turn 1' },
-      { content: 'Caroline: I went to the pottery class yesterday', source: 'turn 7' },
+      { content: 'Ana: I went to the climbing gym yesterday', source: 'turn 1' },
+      { content: 'Ana: I went to the choir rehearsal yesterday', source: 'turn 7' },
       { content: "The user's name is Alice", type: 'fact' },
       { content: "The user's name is Bob", type: 'fact' },
-      { content: 'Melanie: I like painting sunsets', source: 'turn 9' },
-      { content: "Melanie: I don't like painting sunsets", source: 'turn 12' },
+      { content: 'Samantha: I like painting sunsets', source: 'turn 9' },
+      { content: "Samantha: I don't like painting sunsets", source: 'turn 12' },
       { content: 'Refactor the parser in Python', type: 'todo' },
       { content: 'Refactor the parser in Rust', type: 'todo' },
       { content: 'const port = 8080', type: 'code' },
@@ -234,10 +234,10 @@ describe('mergeCards', () => {
     expect(current(cards)).toHaveLength(turns.length);
     // The same pair as a preference is a change of mind.
     const preferences = addAll([
-      { content: 'Melanie: I like painting sunsets', type: 'preference' },
-      { content: "Melanie: I don't like painting sunsets", type: 'preference' },
+      { content: 'Samantha: I like painting sunsets', type: 'preference' },
+      { content: "Samantha: I don't like painting sunsets", type: 'preference' },
     ]);
-    expect(current(preferences)).toEqual(["Melanie: I don't like painting sunsets"]);
+    expect(current(preferences)).toEqual(["Samantha: I don't like painting sunsets"]);
   });
 
   it('compares only current cards: stating the old preference again makes it current again', () => {

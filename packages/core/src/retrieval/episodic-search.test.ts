@@ -36,16 +36,16 @@ describe('createMemorySearch with episodes', () => {
   it('reads a transcript imported later in the order and at the dates it happened', async () => {
     // Added answer first, three years after it was said: `occurredAt` gives the order and date.
     const drafts: MemoryCardDraft[] = [
-      { content: 'Five years already, time flies!', occurredAt: '2023-05-08T10:01:00Z' },
+      { content: 'Six years now, it flew by!', occurredAt: '2023-05-08T10:01:00Z' },
       { content: 'Anyway, see you on the weekend.', occurredAt: '2023-05-08T10:02:00Z' },
-      { content: 'How long have you been married?', occurredAt: '2023-05-08T10:00:00Z' },
+      { content: 'How long have you lived in Porto?', occurredAt: '2023-05-08T10:00:00Z' },
       { content: 'We adopted a puppy last week.', occurredAt: '2023-08-01T09:00:00Z' },
     ].map((draft): MemoryCardDraft => ({ ...draft, type: 'episode' }));
-    const answer = 'Five years already, time flies!';
-    expect(await contentsFor(drafts, 'How long have they been married?')).toContain(answer);
+    const answer = 'Six years now, it flew by!';
+    expect(await contentsFor(drafts, 'How long have they lived in Porto?')).toContain(answer);
     // As facts, the answer shares no word with the question and nothing leads to it.
     const facts = drafts.map((draft): MemoryCardDraft => ({ ...draft, type: 'fact' }));
-    expect(await contentsFor(facts, 'How long have they been married?')).not.toContain(answer);
+    expect(await contentsFor(facts, 'How long have they lived in Porto?')).not.toContain(answer);
     // The date it happened is searchable, not the date it was added.
     expect((await contentsFor(drafts, 'What happened in August 2023?'))[0]).toBe(
       'We adopted a puppy last week.',
@@ -54,13 +54,13 @@ describe('createMemorySearch with episodes', () => {
 
   describe('speakerBoost', () => {
     const episodes: MemoryCardDraft[] = [
-      { content: 'Caroline: I painted the lake at dawn, the lake was calm.' },
-      { content: 'Melanie: I painted a sunrise with my kids.' },
+      { content: 'Ana: I painted the lake at dawn, the lake was calm.' },
+      { content: 'Samantha: I painted a sunrise with my kids.' },
       { content: 'Dr Lee: Painting by the lake helps many patients.' },
-      // Melanie speaks often, so her name alone says little to BM25.
-      { content: 'Melanie: Good morning, Caroline!' },
-      { content: 'Melanie: Thanks, Caroline, see you soon.' },
-      { content: 'Melanie: That sounds great, Caroline.' },
+      // Samantha speaks often, so her name alone says little to BM25.
+      { content: 'Samantha: Good morning, Ana!' },
+      { content: 'Samantha: Thanks, Ana, see you soon.' },
+      { content: 'Samantha: That sounds great, Ana.' },
     ].map(
       (draft, minute): MemoryCardDraft => ({
         ...draft,
@@ -68,19 +68,19 @@ describe('createMemorySearch with episodes', () => {
         occurredAt: new Date(Date.UTC(2023, 4, 8, 10, minute * 10)).toISOString(),
       }),
     );
-    const query = 'What did Melanie paint by the lake?';
+    const query = 'What did Samantha paint by the lake?';
 
     it('ranks first what the speaker a query names said, when it is an episode', async () => {
       const without = await contentsFor(episodes, query, {
         sequenceContext: { speakerBoost: 0 },
       });
-      expect(without[0]).not.toMatch(/^Melanie:/);
+      expect(without[0]).not.toMatch(/^Samantha:/);
       expect((await contentsFor(episodes, query))[0]).toBe(
-        'Melanie: I painted a sunrise with my kids.',
+        'Samantha: I painted a sunrise with my kids.',
       );
-      // "Melanie's" names her as well.
-      expect((await contentsFor(episodes, "Melanie's painting by the lake?"))[0]).toMatch(
-        /^Melanie:/,
+      // "Samantha's" names her as well.
+      expect((await contentsFor(episodes, "Samantha's painting by the lake?"))[0]).toMatch(
+        /^Samantha:/,
       );
     });
 
@@ -102,21 +102,21 @@ describe('createMemorySearch with episodes', () => {
       expect(await scoresFor(facts, query)).toEqual(
         await scoresFor(facts, query, { sequenceContext: false }),
       );
-      expect((await contentsFor(facts, query))[0]).toMatch(/^Caroline:/);
+      expect((await contentsFor(facts, query))[0]).toMatch(/^Ana:/);
     });
   });
 
   it('ranks self-contained cards exactly as without sequenceContext', async () => {
     const facts: MemoryCardDraft[] = [
       'The user prefers Python for scripts.',
-      'Melanie: the deploy runs on Fridays.',
+      'Samantha: the deploy runs on Fridays.',
       'The staging database is PostgreSQL 16.',
-      'Caroline owns the billing service.',
+      'Ana owns the billing service.',
       'Deploys need a green CI run.',
     ].map((content) => ({ content }));
     const search = createMemorySearch({ store: await storeWith(facts) });
     const off = createMemorySearch({ store: await storeWith(facts), sequenceContext: false });
-    for (const query of ['When does Melanie deploy?', 'Which database?', 'python scripts']) {
+    for (const query of ['When does Samantha deploy?', 'Which database?', 'python scripts']) {
       const scored = (hits: Awaited<ReturnType<typeof search.search>>) =>
         hits.map((hit) => [hit.card.content, hit.score, hit.context]);
       expect(scored(await search.search(alice, query))).toEqual(

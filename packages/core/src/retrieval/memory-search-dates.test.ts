@@ -86,17 +86,17 @@ describe('createMemorySearch dates', () => {
 
   it('prefers cards that say when for a question about when, and only for such questions', async () => {
     const cards = [
-      card('a', 'Caroline went to the support group.', may),
-      card('b', 'Caroline went to the support group yesterday.', may),
+      card('a', 'Ana went to the choir rehearsal.', may),
+      card('b', 'Ana went to the choir rehearsal yesterday.', may),
     ];
-    expect((await ranked(cards, 'When did Caroline go to the support group?'))[0]).toBe('b');
+    expect((await ranked(cards, 'When did Ana go to the choir rehearsal?'))[0]).toBe('b');
     expect(
-      (await ranked(cards, 'When did Caroline go to the support group?', { dates: false }))[0],
+      (await ranked(cards, 'When did Ana go to the choir rehearsal?', { dates: false }))[0],
     ).toBe('a');
-    expect((await ranked(cards, 'Who went to the support group?'))[0]).toBe('a');
+    expect((await ranked(cards, 'Who went to the choir rehearsal?'))[0]).toBe('a');
     expect(
       (
-        await ranked(cards, 'When did Caroline go to the support group?', {
+        await ranked(cards, 'When did Ana go to the choir rehearsal?', {
           dates: { timeQuestionBoost: 0 },
         })
       )[0],

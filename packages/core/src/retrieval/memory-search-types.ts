@@ -137,7 +137,7 @@ export interface MemorySearchOptions {
    * (one `episode` card per turn): each card also scores through its neighbours. A card passes on
    * `weight ^ d` of its score to the card `d` places after it and `backwardWeight ^ d` to the card
    * `d` places before it (d up to `window`). A turn often answers the one before it ("5 years
-   * already!" after "How long have you been married?"), so a question that matches the asking turn
+   * already!" after "How long have you lived in Porto?"), so a question that matches the asking turn
    * finds the answer too; less often the answer comes first and the matching turn reacts to it.
    * The sequence is the scope's cards of `types`, ordered by `createdAt` (a draft's
    * `occurredAt`), then the store's list order; cards of other types are not part of it and
@@ -145,15 +145,15 @@ export interface MemorySearchOptions {
    * left out by default because their neighbours are unrelated: on LoCoMo's turns added as such
    * cards in a shuffled order, passing context cost 0.04 of hit@5.
    *
-   * A record that starts with a speaker label ("Melanie: …") and a query that names that speaker
-   * ("What did Melanie paint?") get the score multiplied by `1 + speakerBoost`: a question about
+   * A record that starts with a speaker label ("Samantha: …") and a query that names that speaker
+   * ("What did Samantha paint?") get the score multiplied by `1 + speakerBoost`: a question about
    * someone is most often answered by what they said.
    *
    * `weight` was chosen on LoCoMo's development split; `window`, `backwardWeight` and
    * `speakerBoost` on its tuning conversations (with both embedders; on its validation
    * conversations, the defaults raised hit@5 from 0.716 to 0.769 with the hashing embedder and
    * from 0.732 to 0.790 with `@ctxmem/local-embedder`).
-   * @default { weight: 0.5, window: 2, backwardWeight: 0.2, speakerBoost: 1, types: ['episode'] }; `false` turns it off
+   * @default { weight: 0.5, window: 3, backwardWeight: 0.2, speakerBoost: 1, types: ['episode'] }; `false` turns it off
    */
   sequenceContext?:
     | {

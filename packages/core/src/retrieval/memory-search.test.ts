@@ -607,13 +607,13 @@ describe('createMemorySearch', () => {
     }
     const turns = [
       'Have you seen the new bakery downtown?',
-      'How long have you been married?',
-      'Five years already, time flies!',
+      'How long have you lived in Porto?',
+      'Six years now, it flew by!',
       'Wow, congratulations to both of you.',
       'Thanks, we are planning a trip to celebrate.',
     ];
     // Only the second turn shares a word with the question.
-    const query = 'How long have they been married?';
+    const query = 'How long have they lived in Porto?';
 
     it('is on by default for episodes only: the same turns as facts pass nothing on', async () => {
       const ordered = turns.map((_, position) => position);

@@ -79,19 +79,19 @@ describe('passOnContext', () => {
 
 describe('speakerMatcher', () => {
   it('matches a record whose every label word the query names, whatever the case', () => {
-    const saidBy = speakerMatcher("What did melanie paint for Dr Lee's office?");
-    expect(saidBy('Melanie: I painted a sunrise.')).toBe(true);
+    const saidBy = speakerMatcher("What did samantha paint for Dr Lee's office?");
+    expect(saidBy('Samantha: I painted a sunrise.')).toBe(true);
     expect(saidBy('Dr Lee: Thanks for the painting.')).toBe(true);
-    expect(saidBy('Caroline: I painted too.')).toBe(false);
+    expect(saidBy('Ana: I painted too.')).toBe(false);
     expect(saidBy('Dr Smith Lee: Hello.')).toBe(false);
     // No label, a label that is not at the start, or too long to be a name: nothing.
-    expect(saidBy('I painted a sunrise for Melanie.')).toBe(false);
-    expect(saidBy('Note from Melanie: hello')).toBe(false);
+    expect(saidBy('I painted a sunrise for Samantha.')).toBe(false);
+    expect(saidBy('Note from Samantha: hello')).toBe(false);
     expect(
-      speakerMatcher('melanie paint what did the office for')(
-        'Melanie paint what did the office for: x',
+      speakerMatcher('samantha paint what did the office for')(
+        'Samantha paint what did the office for: x',
       ),
     ).toBe(false);
-    expect(speakerMatcher('?')('Melanie: hi')).toBe(false);
+    expect(speakerMatcher('?')('Samantha: hi')).toBe(false);
   });
 });

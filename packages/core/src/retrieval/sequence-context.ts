@@ -108,7 +108,7 @@ export function passOnContext(
   return passed;
 }
 
-/** A speaker label at the start of a record: "Caroline: …", "Dr. Lee: …" (up to 4 words). */
+/** A speaker label at the start of a record: "Ana: …", "Dr. Lee: …" (up to 4 words). */
 const SPEAKER_LABEL = /^\s*([^:\n]{1,40}):\s/u;
 const WORD = /[\p{L}\p{N}]+/gu;
 
@@ -118,8 +118,8 @@ function wordsOf(text: string): string[] {
 
 /**
  * Whether a record of the sequence was said by someone the query names: its text starts with a
- * speaker label ("Melanie: …") whose every word is a word of the query ("What did Melanie
- * paint?", "Melanie's kids"). Without a name in the query, nothing matches.
+ * speaker label ("Samantha: …") whose every word is a word of the query ("What did Samantha
+ * paint?", "Samantha's kids"). Without a name in the query, nothing matches.
  */
 export function speakerMatcher(query: string): (text: string) => boolean {
   const queryWords = new Set(wordsOf(query));

@@ -105,7 +105,7 @@ export function extract(
   const isAddressee = (word: string) => {
     const lower = word.toLowerCase();
     if (GENERIC_ADDRESSEES.has(lower) || addressees.has(lower)) return true;
-    // Short forms of a speaker's name: "Mel" for Melanie.
+    // Short forms of a speaker's name: "Sam" for Samantha.
     return lower.length >= 3 && [...addressees].some((name) => name.startsWith(lower));
   };
 
@@ -294,7 +294,7 @@ function shortTimestamp(timestamp: string, day: Date | undefined): string {
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/gu;
 
 /**
- * "Yay!", "No worries!", "Mel.": fewer than three words and nothing exact (a number, an
+ * "Yay!", "No worries!", "Sam.": fewer than three words and nothing exact (a number, an
  * identifier) to keep. A CJK character counts as half a word.
  */
 export function isFragment(sentence: string): boolean {

@@ -32,14 +32,14 @@ export interface ExtractiveSummarizerOptions {
 /**
  * A summarizer that needs no model. It splits the messages into sentences (`Intl.Segmenter`,
  * every script), drops phatic ones (greetings, check-ins, encouragement, compliments) and takes
- * the small talk and filler off the rest ("Wow, Caroline,", "btw,"), and keeps those that tell the
+ * the small talk and filler off the rest ("Wow, Ana,", "btw,"), and keeps those that tell the
  * most per token: each word is worth more the rarer it is in the input (names, numbers, dates,
  * places and identifiers count extra), a word already kept counts little again (novelty), the
  * user's instructions and decisions, constraints, preferences and TODOs (cue words in English,
  * Chinese and Japanese) weigh more, and so do sentences with dates and first-person events.
  * Relative dates ("yesterday", "last week", "两天前") are anchored to the session date of a
  * transcript. Kept sentences are listed in chronological order in the section their meaning
- * gives them; a transcript's timestamps (`(3:31 pm on 23 August, 2023) Caroline: …`) are written
+ * gives them; a transcript's timestamps (`(3:31 pm on 23 August, 2023) Ana: …`) are written
  * once per run as their day (`(23 August 2023)`) and its speaker labels replace the role. The goal is the first user request. The previous summary's bullets
  * compete with the new sentences, with a fair share of the budget kept for them. Tool calls keep
  * their name, arguments and the head of their result. Deterministic and offline, which makes it

@@ -184,7 +184,7 @@ function assemble(
 
 /**
  * The kept bullets of a section. A timestamp is written once per run of bullets (`(8 May, 2023)
- * Caroline: …`), so when the bullet carrying it goes, the next kept bullet of its run takes it.
+ * Ana: …`), so when the bullet carrying it goes, the next kept bullet of its run takes it.
  */
 function keepWithTimestamps(bullets: readonly string[], indexes: ReadonlySet<number>): string[] {
   const kept: string[] = [];

@@ -5,7 +5,7 @@ import { isTimestamp, sentenceKind } from './cue-words.js';
 export interface MessagePreamble {
   /** A leading `(3:31 pm on 23 August, 2023)` or `[2024-05-01 10:02]`, without its brackets. */
   timestamp?: string;
-  /** A leading `Caroline:` label (or the message's `name`), without its colon. */
+  /** A leading `Ana:` label (or the message's `name`), without its colon. */
   speaker?: string;
   /** The text after the preamble. */
   body: string;
@@ -22,7 +22,7 @@ const NOT_SPEAKERS = new Set(
   ),
 );
 
-/** The speaker label a text opens with (`Caroline: …`), if it reads as one. */
+/** The speaker label a text opens with (`Ana: …`), if it reads as one. */
 export function speakerLabelOf(text: string): string | undefined {
   const label = SPEAKER_LABEL.exec(text)?.[1];
   if (label === undefined || NOT_SPEAKERS.has(label.toLowerCase())) return undefined;

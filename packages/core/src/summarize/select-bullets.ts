@@ -10,7 +10,7 @@ export interface BulletCandidate {
   section: SectionKey;
   /** The sentence, without speaker or timestamp. */
   text: string;
-  /** Written before the text: `'Caroline: '`, `'User: '` or `''`. */
+  /** Written before the text: `'Ana: '`, `'User: '` or `''`. */
   prefix: string;
   /** When it was said; written once before the first bullet of each run with the same one. */
   timestamp?: string;
@@ -29,7 +29,7 @@ export interface BulletCandidate {
 
 /**
  * A word already in the summary is worth this share of its information again: repeating it adds
- * little, but "Caroline adopted a dog" and "Melanie adopted a dog" are two facts.
+ * little, but "Ana adopted a dog" and "Samantha adopted a dog" are two facts.
  */
 const COVERED_SHARE = 0.2;
 /** Sections whose bullets carry their timestamp (a goal or a snippet reads wrong with one). */

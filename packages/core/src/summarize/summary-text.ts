@@ -66,7 +66,7 @@ export function comparisonKey(text: string): string {
 /**
  * Takes the small talk off the edges of a sentence while keeping its facts: leading
  * interjections and thank-yous ("Wow, ", "Thanks so much! "), and the name of the person spoken
- * to, at the start or the end ("Caroline, that's great!" → "that's great!"). `isAddressee` says
+ * to, at the start or the end ("Ana, that's great!" → "that's great!"). `isAddressee` says
  * whether a word names someone in the conversation. Returns `''` when nothing else is left.
  */
 export function stripPleasantries(

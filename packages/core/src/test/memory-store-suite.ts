@@ -147,12 +147,12 @@ export function testMemoryStore(name: string, createStore: MemoryStoreFactory): 
       const { store, clock } = await setup();
       const [asked, answered, today] = await store.add(alice, [
         {
-          content: 'Caroline: I prefer Python for scripts',
+          content: 'Ana: I prefer Python for scripts',
           type: 'episode',
           occurredAt: '2023-05-08T13:56:00+02:00',
         },
         {
-          content: 'Caroline: I prefer Rust for scripts',
+          content: 'Ana: I prefer Rust for scripts',
           type: 'episode',
           occurredAt: '2023-06-01',
         },

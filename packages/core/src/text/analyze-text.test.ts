@@ -4,8 +4,8 @@ import { analyzeText, createTextAnalyzer } from './index.js';
 
 describe('analyzeText', () => {
   it('lower-cases, drops stop words and stems English', () => {
-    expect(analyzeText('What did Caroline say about the painting classes?')).toEqual([
-      'carolin',
+    expect(analyzeText('What did Ana say about the painting classes?')).toEqual([
+      'ana',
       'sai',
       'paint',
       'class',
@@ -25,7 +25,7 @@ describe('analyzeText', () => {
   });
 
   it('splits possessives and contractions at the apostrophe', () => {
-    expect(analyzeText("Caroline's dog")).toEqual(['carolin', 'dog']);
+    expect(analyzeText("Ana's dog")).toEqual(['ana', 'dog']);
   });
 
   it('normalises full-width forms with NFKC', () => {

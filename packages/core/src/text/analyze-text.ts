@@ -52,8 +52,8 @@ const negatedAuxiliary = /(?<!\p{L})\p{L}+n['’]t(?!\p{L})/gu;
 
 /**
  * Builds an analyzer: NFKC normalisation (full-width letters and digits become ASCII), lower
- * case, words split at anything that is not a letter, mark or digit (so `Caroline's` gives
- * `caroline` and `s`), stop words removed, words stemmed, CJK runs split into n-grams or
+ * case, words split at anything that is not a letter, mark or digit (so `Ana's` gives
+ * `ana` and `s`), stop words removed, words stemmed, CJK runs split into n-grams or
  * dictionary words.
  */
 export function createTextAnalyzer({

@@ -24,7 +24,7 @@ export function normalizeText(text: string): string {
 
 /**
  * The tokens of `text` in order: words split at anything that is not a letter, mark or digit (so
- * `caroline's` gives `caroline` and `s`), and CJK runs whole. Linear in the length of the text.
+ * `ana's` gives `ana` and `s`), and CJK runs whole. Linear in the length of the text.
  */
 export function* tokenize(text: string): Generator<TextToken> {
   for (const match of text.matchAll(tokenPattern)) {
