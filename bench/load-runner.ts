@@ -6,6 +6,7 @@
 import { performance } from 'node:perf_hooks';
 import { checkToolPairing, type Message, type TokenCounter } from '../packages/core/src/index.js';
 import { lastUserMessage } from '../packages/core/src/messages/index.js';
+import { fillerText } from '../packages/core/src/test/filler-text.js';
 
 export const CONCURRENCY = 32;
 
@@ -16,13 +17,7 @@ const WORDS =
 
 /** Deterministic filler of `count` words from a small vocabulary, by `seed`. */
 export function text(seed: number, count: number): string {
-  let state = (seed * 2_654_435_761) >>> 0;
-  const words: string[] = [];
-  for (let index = 0; index < count; index++) {
-    state = (Math.imul(state ^ (state >>> 13), 0x5bd1e995) + index) >>> 0;
-    words.push(WORDS[state % WORDS.length]!);
-  }
-  return words.join(' ');
+  return fillerText(seed, count, WORDS);
 }
 
 /**

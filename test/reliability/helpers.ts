@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { checkToolPairing, type Message, type TokenCounter } from '@ctxmem/core';
 import { lastUserMessage } from '@ctxmem/core/adapter-kit';
+import { fillerText } from '@ctxmem/core/test';
 import { expect } from 'vitest';
 
 /** Runs the long variants (more iterations, 10,000 sessions) only when asked. */
@@ -19,13 +20,7 @@ const WORDS =
 
 /** Deterministic filler text of `count` words. */
 export function filler(seed: number, count: number): string {
-  let state = (seed * 2_654_435_761) >>> 0;
-  const words: string[] = [];
-  for (let index = 0; index < count; index++) {
-    state = (Math.imul(state ^ (state >>> 13), 0x5bd1e995) + index) >>> 0;
-    words.push(WORDS[state % WORDS.length]!);
-  }
-  return words.join(' ');
+  return fillerText(seed, count, WORDS);
 }
 
 /**

@@ -30,13 +30,14 @@ const WORDS = [
 /**
  * Deterministic filler text of `count` words, different for each `seed`: conversations of a
  * known size for tests and benchmarks, without copying real text.
+ * @param words the vocabulary to draw from. @default 26 neutral words, alpha to zephyr
  */
-export function fillerText(seed: number, count: number): string {
+export function fillerText(seed: number, count: number, words: readonly string[] = WORDS): string {
   let state = (seed * 2654435761) >>> 0;
   const out: string[] = [];
   for (let index = 0; index < count; index++) {
     state = (Math.imul(state ^ (state >>> 13), 0x5bd1e995) + index) >>> 0;
-    out.push(WORDS[state % WORDS.length]!);
+    out.push(words[state % words.length]!);
   }
   return out.join(' ');
 }
