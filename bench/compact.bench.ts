@@ -12,8 +12,8 @@ import type { Message, TokenCounter } from '../packages/core/src/contracts/index
 import { parseConversation } from '../packages/core/src/messages/index.js';
 import { createInMemoryOffloadStore } from '../packages/core/src/offload/index.js';
 import { createExtractiveSummarizer } from '../packages/core/src/summarize/index.js';
+import { createRandom } from '../packages/core/src/test/memory-index-vectors.js';
 import { createTokenCounter } from '../packages/core/src/tokens/index.js';
-import { random } from './seeded-random.js';
 import type { BenchRun, BenchSection } from './types.js';
 
 function median(values: readonly number[]): number {
@@ -68,7 +68,7 @@ function prose(next: () => number, words: number): string {
 
 /** An agent history: rounds of a request, 1–6 tool steps (some parallel, some with large output) and an answer. */
 function syntheticHistory(messageCount: number, seed: number): Message[] {
-  const next = random(seed);
+  const next = createRandom(seed);
   const messages: Message[] = [
     { role: 'system', content: `You are a coding agent. ${prose(next, 80)}` },
   ];

@@ -10,23 +10,13 @@ import { join } from 'node:path';
 import type { MemoryIndex, MemoryIndexHit } from '../packages/core/src/contracts/index.js';
 import { createBruteForceIndex } from '../packages/core/src/retrieval/brute-force-index.js';
 import { createHashingEmbedder } from '../packages/core/src/retrieval/hashing-embedder.js';
+import { createRandom } from '../packages/core/src/test/memory-index-vectors.js';
 import { createHnswMemoryIndex } from '../packages/hnswlib/src/index.js';
 import type { BenchRun, BenchSection } from './types.js';
 
 const DIMENSIONS = 384;
 const K = 10;
 const BATCH = 1000;
-
-function createRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function gaussian(random: () => number): number {
   return Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());

@@ -4,7 +4,7 @@
  * conversation mixing them, each generated from a fixed seed.
  */
 import type { Message } from '../packages/core/src/contracts/index.js';
-import { random } from './seeded-random.js';
+import { createRandom } from '../packages/core/src/test/memory-index-vectors.js';
 
 /** Picks from `items` with a Zipf-like bias towards the front, as word frequencies are. */
 function zipfPicker<Item>(items: readonly Item[], next: () => number): () => Item {
@@ -29,7 +29,7 @@ const ENGLISH_WORDS = (
 ).split(' ');
 
 export function englishText(characters: number, seed: number): string {
-  const next = random(seed);
+  const next = createRandom(seed);
   const word = zipfPicker(ENGLISH_WORDS, next);
   const parts: string[] = [];
   let length = 0;
@@ -64,7 +64,7 @@ const COMMON_HAN =
   '像找友孩站广改议形委早房音火际则首单据导影失拿网香似斯专石若兵弟谁校读志飞观争究包组造落视济';
 
 export function chineseText(characters: number, seed: number): string {
-  const next = random(seed);
+  const next = createRandom(seed);
   const character = zipfPicker([...COMMON_HAN], next);
   let text = '';
   let sinceBreak = 0;
@@ -81,7 +81,7 @@ export function chineseText(characters: number, seed: number): string {
 
 /** One run of CJK characters with no punctuation: a single pre-tokenizer piece. */
 export function cjkRun(characters: number, seed: number): string {
-  const next = random(seed);
+  const next = createRandom(seed);
   const character = zipfPicker([...COMMON_HAN], next);
   let text = '';
   while (text.length < characters) text += character();
@@ -89,7 +89,7 @@ export function cjkRun(characters: number, seed: number): string {
 }
 
 export function jsonText(characters: number, seed: number): string {
-  const next = random(seed);
+  const next = createRandom(seed);
   const word = zipfPicker(ENGLISH_WORDS, next);
   const records: unknown[] = [];
   let length = 0;
@@ -113,14 +113,14 @@ export function jsonText(characters: number, seed: number): string {
 }
 
 export function base64Text(bytes: number, seed: number): string {
-  const next = random(seed);
+  const next = createRandom(seed);
   return Buffer.from(Array.from({ length: bytes }, () => Math.floor(next() * 256))).toString(
     'base64',
   );
 }
 
 export function conversation(messages: number, seed: number): Message[] {
-  const next = random(seed);
+  const next = createRandom(seed);
   const history: Message[] = [{ role: 'system', content: englishText(1500, seed) }];
   for (let index = 1; history.length < messages; index++) {
     history.push({

@@ -11,13 +11,13 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { countTokens as gptTokenizerCount } from 'gpt-tokenizer/encoding/o200k_base';
 import type { Message } from '../packages/core/src/contracts/index.js';
+import { createRandom } from '../packages/core/src/test/memory-index-vectors.js';
 import {
   createEstimateCounter,
   createTokenCounter,
   estimateTextTokens,
 } from '../packages/core/src/tokens/index.js';
 import { round } from './latency.js';
-import { random } from './seeded-random.js';
 import {
   base64Text,
   chineseText,
@@ -303,7 +303,7 @@ export const run: BenchRun = async ({ quick }) => {
   // 6. Break-free runs of every script class: both counters must stay linear on any input.
   const adversarialSizes = quick ? [16_384, 65_536] : [16_384, 65_536, 262_144];
   const pickFrom = (alphabet: readonly string[], seed: number) => {
-    const next = random(seed);
+    const next = createRandom(seed);
     return (length: number) => {
       let text = '';
       while (text.length < length) text += alphabet[Math.floor(next() * alphabet.length)];
