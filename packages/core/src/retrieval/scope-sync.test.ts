@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Scope } from '../contracts/index.js';
+import type { MemoryCard, MemoryStore, Scope } from '../contracts/index.js';
 import { createInMemoryMemoryStore } from '../memory/index.js';
 import { createFakeClock } from '../test/clock.js';
 import { createFixedEmbedder } from '../test/embedders.js';
@@ -95,5 +95,34 @@ describe('sequenceOf', () => {
     await sync.syncCards(scope);
     expect(sequenceOf(state, episodes).ids).toEqual([before!.id, second!.id]);
     expect(sequenceOf(state, episodes).positions.get(second!.id)).toBe(1);
+  });
+
+  it('rebuilds the sequence when a stored card changes type, with or without new text', async () => {
+    const card = (id: string, content: string, type: MemoryCard['type']): MemoryCard => ({
+      id,
+      content,
+      type,
+      tags: [],
+      createdAt: `2026-01-01T00:00:0${id}.000Z`,
+      updatedAt: '2026-01-01T00:00:00.000Z',
+      scope,
+    });
+    let cards = [card('1', 'first turn', 'episode'), card('2', 'a note', 'fact')];
+    const store: MemoryStore = {
+      add: async () => [],
+      get: async (_scope, id) => cards.find((stored) => stored.id === id)!,
+      remove: async () => {},
+      list: async () => cards,
+    };
+    const sync = createScopeSync(resolveSearchOptions({ store, embedder: createFixedEmbedder() }));
+    const episodes = new Set(['episode'] as const);
+    const { state } = await sync.syncCards(scope);
+    expect(sequenceOf(state, episodes).ids).toEqual(['1']);
+    cards = [cards[0]!, card('2', 'the second turn, rewritten', 'episode')];
+    await sync.syncCards(scope);
+    expect(sequenceOf(state, episodes).ids).toEqual(['1', '2']);
+    cards = [card('1', 'first turn', 'fact'), cards[1]!];
+    await sync.syncCards(scope);
+    expect(sequenceOf(state, episodes).ids).toEqual(['2']);
   });
 });

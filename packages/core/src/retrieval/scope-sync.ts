@@ -114,12 +114,16 @@ export function createScopeSync({
       return;
     }
     const existing = state.entries.get(card.id);
+    // A card that moves in time or changes type has the sequence rebuilt at its next use.
+    if (
+      existing &&
+      (existing.card.createdAt !== card.createdAt || existing.card.type !== card.type)
+    ) {
+      state.sequence = undefined;
+    }
     const texts = entryTexts(card);
     if (existing?.text === texts.text && existing.dateTerms === texts.dateTerms) {
       // Same text, maybe new metadata (type, tags, updatedAt): nothing to re-index.
-      if (existing.card.createdAt !== card.createdAt || existing.card.type !== card.type) {
-        state.sequence = undefined;
-      }
       existing.card = card;
       return;
     }
@@ -134,7 +138,6 @@ export function createScopeSync({
     const entry = { card, ...texts, hash: contentHash(indexed) };
     state.entries.set(card.id, entry);
     if (!existing) noteAddedEntry(state, entry, context?.types);
-    else if (existing.card.createdAt !== card.createdAt) state.sequence = undefined;
     state.bm25.upsert(card.id, indexed);
     state.unsaved = true;
     if (state.indexed.get(card.id) !== entry.hash) state.pending.add(card.id);
