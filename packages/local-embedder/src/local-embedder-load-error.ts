@@ -19,7 +19,5 @@ export class LocalEmbedderLoadError extends CtxmemError {
     });
   }
 
-  static override isInstance(error: unknown): error is LocalEmbedderLoadError {
-    return CtxmemError.hasMarker(error, LocalEmbedderLoadError.errorName);
-  }
+  static override readonly isInstance = CtxmemError.markerGuard<LocalEmbedderLoadError>(this);
 }

@@ -19,9 +19,7 @@ export const DEFAULT_OPENAI_EMBEDDING_MODEL = 'text-embedding-3-small';
 export class EmbedderSetupError extends CtxmemError {
   static override readonly errorName = 'CtxmemEmbedderSetupError';
 
-  static override isInstance(error: unknown): error is EmbedderSetupError {
-    return CtxmemError.hasMarker(error, EmbedderSetupError.errorName);
-  }
+  static override readonly isInstance = CtxmemError.markerGuard<EmbedderSetupError>(this);
 }
 
 export interface CliEmbedderOptions {

@@ -73,11 +73,6 @@ export class CtxmemError<Fields extends object = Record<never, never>> extends E
     return hasMarkerOf(error, CtxmemError.errorName);
   }
 
-  /** Whether `error` carries the marker of the class named `errorName`. */
-  protected static hasMarker(error: unknown, errorName: string): boolean {
-    return hasMarkerOf(error, errorName);
-  }
-
   /**
    * The `isInstance` of an error class: a function, safe to pass unbound, that tells whether an
    * error carries the class's marker (so also an error made by another copy of ctxmem).

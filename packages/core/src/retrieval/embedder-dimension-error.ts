@@ -5,14 +5,18 @@ import { CtxmemError, type CtxmemErrorOptions } from '../errors/index.js';
  * for). A configuration mistake, not a passing failure: memory search throws it at the first
  * embedding instead of falling back to keyword search on every query.
  */
-export class EmbedderDimensionError extends CtxmemError {
+export class EmbedderDimensionError extends CtxmemError<{
+  embedderId: string;
+  expected: number;
+  actual: number;
+}> {
   static override readonly errorName = 'CtxmemEmbedderDimensionError';
   /** The embedder's id. */
-  readonly embedderId: string;
+  declare readonly embedderId: string;
   /** The dimensions the embedder declares and the index expects. */
-  readonly expected: number;
+  declare readonly expected: number;
   /** The length of the vector it returned. */
-  readonly actual: number;
+  declare readonly actual: number;
 
   constructor({
     embedderId,
@@ -25,13 +29,11 @@ export class EmbedderDimensionError extends CtxmemError {
         options.message ??
         `The embedder ${embedderId} declares ${expected} dimensions but returned a vector of ${actual}; fix its dimensions (or the index's) instead of searching without vectors.`,
       ...(options.cause === undefined ? {} : { cause: options.cause }),
+      embedderId,
+      expected,
+      actual,
     });
-    this.embedderId = embedderId;
-    this.expected = expected;
-    this.actual = actual;
   }
 
-  static override isInstance(error: unknown): error is EmbedderDimensionError {
-    return CtxmemError.hasMarker(error, EmbedderDimensionError.errorName);
-  }
+  static override readonly isInstance = CtxmemError.markerGuard<EmbedderDimensionError>(this);
 }
