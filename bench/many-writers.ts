@@ -1,8 +1,13 @@
 /**
  * Many writers on one scope (part of `drivers.bench.ts`): writer processes, each with its own
  * stores as an application instance would have, add cards to one scope all at once; the CPU each
- * spends (and, on a local PostgreSQL, its backend's) is read around its adds. Run with
- * `--writer <job JSON>`, this file is one such writer process.
+ * spends (and the server's) is read around its adds. Run with `--writer <job JSON>`, this file is
+ * one such writer process.
+ *
+ * A writer first gets ready as a running instance is: connected, the scope loaded, and its code
+ * warmed by `warmUp` adds to a scope of its own (a process's first adds run unoptimized and cost
+ * it 2 to 3 times the CPU of later ones). It then says so and waits; every writer starts when the
+ * last one is ready, so a slow process start is not counted as slow adds.
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -11,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import type { MemoryStore } from '../packages/core/src/contracts/index.js';
 import { createFileMemoryStore } from '../packages/core/src/memory/index.js';
 import { createPostgresStores, loadPg } from '../packages/postgres/src/index.js';
-import { createRedisStores } from '../packages/redis/src/index.js';
+import { createRedisStores, loadRedis } from '../packages/redis/src/index.js';
 import { percentileOf, round, sum } from './latency.js';
 import { sentence } from './store-sentences.js';
 import type { BenchSection } from './types.js';
@@ -26,13 +31,17 @@ interface WriterJob {
   scope: { userId: string; sessionId: string };
   writer: number;
   each: number;
-  /** Epoch ms at which every writer starts adding. */
-  startAt: number;
+  /** Adds to a scope of the writer's own before it says it is ready. */
+  warmUp: number;
 }
 
 interface WriterStores {
   memory: MemoryStore;
-  /** CPU ms the server has spent for this writer so far, when it can be read (a local PostgreSQL). */
+  /**
+   * CPU ms the server has spent so far: for PostgreSQL this connection's backend (read from /proc,
+   * so a server on this machine), for Redis the whole server (`INFO cpu`, one process serving every
+   * writer); undefined when unknown.
+   */
   serverCpu(): Promise<number | undefined>;
   close(): Promise<void>;
 }
@@ -76,8 +85,25 @@ async function openWriterStores(job: WriterJob): Promise<WriterStores> {
       },
     };
   }
-  const stores = createRedisStores({ url: job.target, prefix: job.namespace });
-  return { memory: stores.memory, serverCpu: unknown, close: () => stores.close() };
+  const client = (await loadRedis()).createClient({
+    url: job.target,
+    disableOfflineQueue: true,
+    socket: { reconnectStrategy: () => 100 },
+  });
+  await client.connect();
+  const stores = createRedisStores({ client, prefix: job.namespace });
+  return {
+    memory: stores.memory,
+    async serverCpu() {
+      const info = String(await client.sendCommand(['INFO', 'cpu']));
+      const seconds = (name: string) => Number(new RegExp(`${name}:([0-9.]+)`).exec(info)?.[1]);
+      return (seconds('used_cpu_sys') + seconds('used_cpu_user')) * 1000;
+    },
+    async close() {
+      await stores.close();
+      await client.close?.();
+    },
+  };
 }
 
 /** What a writer process reports. */
@@ -88,21 +114,31 @@ interface WriterResult {
   end: number;
   /** CPU ms the writer process spent in its adds. */
   cpu: number;
-  /** CPU ms its PostgreSQL backend spent meanwhile, when readable. */
+  /** CPU ms its PostgreSQL backend spent meanwhile, when readable (not for Redis: see `serverCpu`). */
   serverCpu?: number;
 }
 
 /**
- * One writer, in a process of its own as an application instance would be: waits for `startAt`,
- * adds `each` cards one at a time, and prints the latency of each add (ms), its end time and the
- * CPU it (and its PostgreSQL backend) spent as one JSON line.
+ * One writer, in a process of its own as an application instance would be: gets ready (see the
+ * module comment), prints `ready`, waits for a line on stdin, adds `each` cards one at a time, and
+ * prints the latency of each add (ms), its end time and the CPU it (and its PostgreSQL backend)
+ * spent as one JSON line.
  */
 async function writerProcess(job: WriterJob): Promise<void> {
   const stores = await openWriterStores(job);
-  // Connects (and loads the scope) before the start, as a running instance would have.
+  const warmScope = { userId: 'bench-writers-warm-up', sessionId: randomUUID().slice(0, 8) };
+  for (let index = 0; index < job.warmUp; index++) {
+    await stores.memory.add(warmScope, [{ content: sentence(3_000_000 + index), type: 'todo' }]);
+  }
+  const warmCards = await stores.memory.list(warmScope, { includeSuperseded: true });
+  await stores.memory.remove(
+    warmScope,
+    warmCards.map((card) => card.id),
+  );
   await stores.memory.list(job.scope);
-  const serverBefore = await stores.serverCpu();
-  await new Promise((resolve) => setTimeout(resolve, Math.max(0, job.startAt - Date.now())));
+  const serverBefore = job.driver === 'postgres' ? await stores.serverCpu() : undefined;
+  process.stdout.write('ready\n');
+  await new Promise((resolve) => process.stdin.once('data', resolve));
   const times: number[] = [];
   const cpuBefore = process.cpuUsage();
   for (let index = 0; index < job.each; index++) {
@@ -114,7 +150,7 @@ async function writerProcess(job: WriterJob): Promise<void> {
   }
   const end = Date.now();
   const used = process.cpuUsage(cpuBefore);
-  const serverAfter = await stores.serverCpu();
+  const serverAfter = job.driver === 'postgres' ? await stores.serverCpu() : undefined;
   await stores.close();
   const result: WriterResult = {
     times,
@@ -126,29 +162,47 @@ async function writerProcess(job: WriterJob): Promise<void> {
         : serverAfter - serverBefore,
   };
   process.stdout.write(`${JSON.stringify(result)}\n`);
+  process.stdin.destroy();
 }
 
-function runWriter(job: WriterJob): Promise<WriterResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', fileURLToPath(import.meta.url), '--writer', JSON.stringify(job)],
-      { cwd: fileURLToPath(new URL('..', import.meta.url)), stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let output = '';
-    let errors = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      output += chunk;
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      errors += chunk;
-    });
+/** A started writer process: `ready` settles when it is ready, `go` starts it, `result` is its report. */
+interface StartedWriter {
+  ready: Promise<void>;
+  go(): void;
+  result: Promise<WriterResult>;
+}
+
+function startWriter(job: WriterJob): StartedWriter {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', fileURLToPath(import.meta.url), '--writer', JSON.stringify(job)],
+    { cwd: fileURLToPath(new URL('..', import.meta.url)), stdio: ['pipe', 'pipe', 'pipe'] },
+  );
+  let output = '';
+  let errors = '';
+  let markReady: () => void = () => {};
+  const ready = new Promise<void>((resolve) => {
+    markReady = resolve;
+  });
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    output += chunk;
+    if (output.startsWith('ready\n')) markReady();
+  });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    errors += chunk;
+  });
+  const result = new Promise<WriterResult>((resolve, reject) => {
     child.once('error', reject);
     child.once('exit', (code) => {
       if (code !== 0) reject(new Error(`writer ${job.writer} exited with ${code}: ${errors}`));
       else resolve(JSON.parse(output.trim().split('\n').at(-1)!));
     });
   });
+  return {
+    ready: Promise.race([ready, result.then(() => {})]),
+    go: () => child.stdin.write('go\n'),
+    result,
+  };
 }
 
 /**
@@ -161,6 +215,7 @@ export async function manyWriters(
   namespace: string,
   writers: number,
   each: number,
+  warmUp = 200,
 ): Promise<BenchSection['rows'][number]> {
   const writerScope = { userId: 'bench-writers', sessionId: randomUUID().slice(0, 8) };
   const check = await openWriterStores({
@@ -170,16 +225,24 @@ export async function manyWriters(
     scope: writerScope,
     writer: 0,
     each: 0,
-    startAt: 0,
+    warmUp: 0,
   });
   try {
-    // Processes take a while to start on a loaded machine: all are told one start time.
-    const startAt = Date.now() + 3_000 + 400 * writers;
-    const results = await Promise.all(
-      Array.from({ length: writers }, (_, writer) =>
-        runWriter({ driver, target, namespace, scope: writerScope, writer, each, startAt }),
-      ),
+    const started = Array.from({ length: writers }, (_, writer) =>
+      startWriter({ driver, target, namespace, scope: writerScope, writer, each, warmUp }),
     );
+    await Promise.all(started.map((writer) => writer.ready));
+    const serverBefore = driver === 'redis' ? await check.serverCpu() : undefined;
+    const startAt = Date.now();
+    for (const writer of started) writer.go();
+    const results = await Promise.all(started.map((writer) => writer.result));
+    const serverAfter = driver === 'redis' ? await check.serverCpu() : undefined;
+    const serverCpu =
+      serverBefore !== undefined && serverAfter !== undefined
+        ? serverAfter - serverBefore
+        : results.every((result) => result.serverCpu !== undefined)
+          ? sum(results.map((result) => result.serverCpu!))
+          : undefined;
     const total = Math.max(...results.map((result) => result.end)) - startAt;
     const times = results.flatMap((result) => result.times).sort((left, right) => left - right);
     const stored = await check.memory.list(writerScope, { includeSuperseded: true });
@@ -196,9 +259,7 @@ export async function manyWriters(
       'add p50 (ms)': round(percentileOf(times, 0.5)),
       'add p99 (ms)': round(percentileOf(times, 0.99)),
       'writer CPU (ms/add)': round(sum(results.map((result) => result.cpu)) / (writers * each)),
-      'server CPU (ms/add)': results.every((result) => result.serverCpu !== undefined)
-        ? round(sum(results.map((result) => result.serverCpu!)) / (writers * each))
-        : '',
+      'server CPU (ms/add)': serverCpu === undefined ? '' : round(serverCpu / (writers * each)),
     };
   } finally {
     await check.close();
