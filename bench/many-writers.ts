@@ -31,6 +31,11 @@ interface WriterJob {
   scope: { userId: string; sessionId: string };
   writer: number;
   each: number;
+  /**
+   * Adds the writer keeps in flight, as an instance serving that many requests of the scope at
+   * once: each of `inFlight` loops adds its share one at a time.
+   */
+  inFlight: number;
   /** Adds to a scope of the writer's own before it says it is ready. */
   warmUp: number;
 }
@@ -120,8 +125,8 @@ interface WriterResult {
 
 /**
  * One writer, in a process of its own as an application instance would be: gets ready (see the
- * module comment), prints `ready`, waits for a line on stdin, adds `each` cards one at a time, and
- * prints the latency of each add (ms), its end time and the CPU it (and its PostgreSQL backend)
+ * module comment), prints `ready`, waits for a line on stdin, adds `each` cards (`inFlight` at a
+ * time), and prints the latency of each add (ms), its end time and the CPU it (and its PostgreSQL backend)
  * spent as one JSON line.
  */
 async function writerProcess(job: WriterJob): Promise<void> {
@@ -141,13 +146,18 @@ async function writerProcess(job: WriterJob): Promise<void> {
   await new Promise((resolve) => process.stdin.once('data', resolve));
   const times: number[] = [];
   const cpuBefore = process.cpuUsage();
-  for (let index = 0; index < job.each; index++) {
-    const before = performance.now();
-    await stores.memory.add(job.scope, [
-      { content: sentence(2_000_000 + job.writer * job.each + index), type: 'todo' },
-    ]);
-    times.push(performance.now() - before);
-  }
+  let next = 0;
+  const addInTurn = async () => {
+    while (next < job.each) {
+      const index = next++;
+      const before = performance.now();
+      await stores.memory.add(job.scope, [
+        { content: sentence(2_000_000 + job.writer * job.each + index), type: 'todo' },
+      ]);
+      times.push(performance.now() - before);
+    }
+  };
+  await Promise.all(Array.from({ length: job.inFlight }, addInTurn));
   const end = Date.now();
   const used = process.cpuUsage(cpuBefore);
   const serverAfter = job.driver === 'postgres' ? await stores.serverCpu() : undefined;
@@ -206,8 +216,8 @@ function startWriter(job: WriterJob): StartedWriter {
 }
 
 /**
- * `writers` processes add `each` cards one at a time to one scope, all at once; adds/s is every
- * card over the time from the common start to the last writer's end.
+ * `writers` processes add `each` cards each to one scope, all at once, one at a time or `inFlight`
+ * at a time; adds/s is every card over the time from the common start to the last writer's end.
  */
 export async function manyWriters(
   driver: WriterJob['driver'],
@@ -215,6 +225,7 @@ export async function manyWriters(
   namespace: string,
   writers: number,
   each: number,
+  inFlight = 1,
   warmUp = 200,
 ): Promise<BenchSection['rows'][number]> {
   const writerScope = { userId: 'bench-writers', sessionId: randomUUID().slice(0, 8) };
@@ -225,11 +236,21 @@ export async function manyWriters(
     scope: writerScope,
     writer: 0,
     each: 0,
+    inFlight: 1,
     warmUp: 0,
   });
   try {
     const started = Array.from({ length: writers }, (_, writer) =>
-      startWriter({ driver, target, namespace, scope: writerScope, writer, each, warmUp }),
+      startWriter({
+        driver,
+        target,
+        namespace,
+        scope: writerScope,
+        writer,
+        each,
+        inFlight,
+        warmUp,
+      }),
     );
     await Promise.all(started.map((writer) => writer.ready));
     const serverBefore = driver === 'redis' ? await check.serverCpu() : undefined;
@@ -253,6 +274,7 @@ export async function manyWriters(
     return {
       driver,
       'writer processes': writers,
+      'adds in flight per writer': inFlight,
       'cards added': writers * each,
       'cards stored': stored.length,
       'adds/s': round(((writers * each) / total) * 1000, 1),

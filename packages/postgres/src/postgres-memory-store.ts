@@ -4,7 +4,7 @@ import {
   applyRemoval,
   assertCardIds,
   cardSearchText,
-  createKeyedQueue,
+  createScopeQueue,
   createSyncedCardCache,
   decodeCard,
   encodeCard,
@@ -64,7 +64,9 @@ interface ChangedRow {
  * scope, writers adding unrelated cards to one scope neither merge again nor index each other's
  * cards, writers of one scope never lose or duplicate a card, and readers never wait. `remove`
  * moves the scope's reset revision (caches older than it read the scope again) and drops the
- * scope's conflict keys, which no later commit needs (see driver-kit's `conflict-keys.ts`).
+ * scope's conflict keys, which no later commit needs (see driver-kit's `conflict-keys.ts`). Adds
+ * of one process queued behind each other on one scope commit as one (driver-kit's
+ * `createScopeQueue`).
  */
 export function createPostgresMemoryStore(
   context: StoreContext,
@@ -72,9 +74,10 @@ export function createPostgresMemoryStore(
 ): PostgresMemoryStore {
   const { schema } = context;
   const cache = createSyncedCardCache();
-  // Calls of this process on one scope run one at a time: the cached cards hold an add's merge
-  // until it commits, which no other call may merge into or list.
-  const queued = createKeyedQueue();
+  // Calls of this process on one scope run one at a time (the cached cards hold an add's merge
+  // until it commits, which no other call may merge into or list), adds queued next to each other
+  // as one commit.
+  const queue = createScopeQueue();
 
   const decodeRow = (row: { id: string; card: string }, key: string, scope: Scope) =>
     decodeCard(row.card, scope, `memory card ${row.id} of ${key}`);
@@ -177,14 +180,15 @@ export function createPostgresMemoryStore(
   return {
     async add(scope, drafts) {
       const resolved = resolveScope(context, scope);
-      if (validateDrafts(drafts).length === 0) return [];
+      const valid = validateDrafts(drafts);
+      if (valid.length === 0) return [];
       const { key } = resolved;
-      return queued(key, () =>
+      return queue.add(key, valid, (joined) =>
         withStorageErrors(`add memory cards to ${key}`, async () =>
           addSynced({
             cache,
             key,
-            drafts,
+            drafts: joined,
             mergeOptions: () => ({ scope: resolved.scope, now: isoNow(context.clock), generateId }),
             load: async () => synced(await context.pool(), key, resolved.scope),
             commit: (merge) => commit(key, resolved.scope, merge),
@@ -195,7 +199,7 @@ export function createPostgresMemoryStore(
 
     async list(scope, options) {
       const resolved = resolveScope(context, scope);
-      const cards = await queued(resolved.key, () =>
+      const cards = await queue.run(resolved.key, () =>
         withStorageErrors(`list memory cards of ${resolved.key}`, async () =>
           synced(await context.pool(), resolved.key, resolved.scope),
         ),
@@ -221,7 +225,7 @@ export function createPostgresMemoryStore(
       const { key } = resolveScope(context, scope);
       assertCardIds(ids);
       if (ids.length === 0) return;
-      await queued(key, () =>
+      await queue.run(key, () =>
         withStorageErrors(`remove memory cards of ${key}`, async () => {
           const revision = await inTransaction(await context.pool(), async (client) => {
             // The scope's row lock, as `add` takes it, so a merge never writes back a card

@@ -4,7 +4,7 @@ import {
   addSynced,
   applyRemoval,
   assertCardIds,
-  createKeyedQueue,
+  createScopeQueue,
   createSyncedCardCache,
   decodeCard,
   encodeCard,
@@ -174,9 +174,10 @@ interface ReadChanges {
  * other processes' cards: they are read when a key collides or the scope is listed. So an add
  * neither reads nor compares against the whole scope, writers adding unrelated cards to one scope
  * neither merge again nor index each other's cards, and two writers never lose a card. `remove`
- * drops the scope's conflict keys with the cards. Within one process, calls on one scope queue behind each other. The generation is a
- * random token given when a scope is first stored: a scope that expired or was deleted and stored
- * again is never mistaken for the one a cache holds.
+ * drops the scope's conflict keys with the cards. Within one process, calls on one scope queue
+ * behind each other, and adds queued next to each other commit as one (driver-kit's
+ * `createScopeQueue`). The generation is a random token given when a scope is first stored: a
+ * scope that expired or was deleted and stored again is never mistaken for the one a cache holds.
  */
 export function createRedisMemoryStore(
   context: StoreContext,
@@ -189,7 +190,7 @@ export function createRedisMemoryStore(
     `${base}:cards-changes`,
     `${base}:cards-keys`,
   ];
-  const queued = createKeyedQueue();
+  const queue = createScopeQueue();
   const cache = createSyncedCardCache();
 
   const parse = (value: string, scope: Scope, where: string): MemoryCard =>
@@ -245,15 +246,16 @@ export function createRedisMemoryStore(
   return {
     async add(scope, drafts) {
       const resolved = resolveScope(context, scope);
-      if (validateDrafts(drafts).length === 0) return [];
+      const valid = validateDrafts(drafts);
+      if (valid.length === 0) return [];
       const { base, key } = resolved;
-      return queued(key, () =>
+      return queue.add(key, valid, (joined) =>
         withStorageErrors(`add memory cards to ${key}`, async () => {
           const client = await context.client();
           return addSynced({
             cache,
             key,
-            drafts,
+            drafts: joined,
             mergeOptions: () => ({ scope: resolved.scope, now: isoNow(context.clock), generateId }),
             load: () => synced(client, base, key, resolved.scope),
             async commit({ generation, revision, writes, lookedUp, writtenKeys }) {
@@ -290,7 +292,7 @@ export function createRedisMemoryStore(
     async list(scope, options) {
       const resolved = resolveScope(context, scope);
       // Queued behind this process's adds: the cached cards hold an add's merge until it commits.
-      const cards = await queued(resolved.key, () =>
+      const cards = await queue.run(resolved.key, () =>
         withStorageErrors(`list memory cards of ${resolved.key}`, async () =>
           synced(await context.client(), resolved.base, resolved.key, resolved.scope),
         ),
@@ -312,7 +314,7 @@ export function createRedisMemoryStore(
       const { base, key } = resolveScope(context, scope);
       assertCardIds(ids);
       if (ids.length === 0) return;
-      await queued(key, () =>
+      await queue.run(key, () =>
         withStorageErrors(`remove memory cards of ${key}`, async () => {
           const client = await context.client();
           const reply = (await runScript(client, REMOVE, keys(base), [

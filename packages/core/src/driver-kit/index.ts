@@ -79,6 +79,12 @@ export {
   safeIdGenerator,
 } from './records.js';
 export {
+  type AddDrafts,
+  createScopeQueue,
+  MAX_JOINED_DRAFTS,
+  type ScopeQueue,
+} from './scope-queue.js';
+export {
   assertConnectionTarget,
   type ConnectionTarget,
   type DatabaseErrors,

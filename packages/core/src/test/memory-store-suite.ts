@@ -248,6 +248,38 @@ export function testMemoryStore(name: string, createStore: MemoryStoreFactory): 
       expect(listed).toMatchObject({ content: 'immutable', tags: ['a'] });
     });
 
+    it('gives each of several concurrent adds its own cards, as adding one after another would', async () => {
+      const { store } = await setup();
+      const [first, second, invalid, third] = await Promise.allSettled([
+        store.add(alice, [
+          { content: 'Deploys run on Fridays.' },
+          { content: 'The cache is Redis.' },
+        ]),
+        // A duplicate of the first call's second card, and a card of its own.
+        store.add(alice, [{ content: 'the cache is redis' }, { content: 'Tests run nightly.' }]),
+        store.add(alice, [{ content: '   ' }]),
+        store.add(alice, [{ content: 'Deploys run on Fridays.' }]),
+      ]);
+      expect(invalid).toMatchObject({ status: 'rejected' });
+      expect(InvalidArgumentError.isInstance((invalid as PromiseRejectedResult).reason)).toBe(true);
+      const cards = (result: typeof first) => {
+        expect(result.status).toBe('fulfilled');
+        return (result as PromiseFulfilledResult<MemoryCard[]>).value;
+      };
+      const [deploys, cache] = cards(first);
+      const [cacheAgain, tests] = cards(second);
+      expect(contents(cards(first))).toEqual(['Deploys run on Fridays.', 'The cache is Redis.']);
+      expect(cacheAgain!.id).toBe(cache!.id);
+      expect(tests!.content).toBe('Tests run nightly.');
+      expect(cards(third)[0]!.id).toBe(deploys!.id);
+      // In some order one after another: each card once.
+      expect(contents(await store.list(alice)).sort()).toEqual([
+        'Deploys run on Fridays.',
+        'Tests run nightly.',
+        'The cache is Redis.',
+      ]);
+    });
+
     it('loses nothing and duplicates nothing with many concurrent writers in one process', async () => {
       const { store } = await setup();
       const distinct = Array.from({ length: 30 }, (_, index) => ({
