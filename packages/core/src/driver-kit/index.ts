@@ -18,6 +18,7 @@ export {
 } from '../retrieval/memory-index-input.js';
 export { cosine, normalizedVector } from '../retrieval/normalized-vector.js';
 export {
+  type AddDrafts,
   appendJsonLines,
   assertLease,
   assertRequiredScope,
@@ -25,6 +26,8 @@ export {
   assertStorableMessage,
   canonicalJson,
   cloneStorable,
+  createKeyedQueue,
+  createScopeQueue,
   decodeMessage,
   decodeStorable,
   encodeMessage,
@@ -32,10 +35,13 @@ export {
   hasErrorCode,
   isoNow,
   isSafeId,
+  type KeyedQueue,
   MAX_ID_LENGTH,
+  MAX_JOINED_DRAFTS,
   MAX_LEASE_MS,
   readJsonLines,
   SCOPE_FIELDS,
+  type ScopeQueue,
   scopeFolder,
   systemClock,
   toStorageError,
@@ -54,7 +60,6 @@ export {
   resolveDriverOptions,
 } from './driver-stores.js';
 export { type ErrorEventEmitter, guardErrorEvents, isErrorEventEmitter } from './error-events.js';
-export { createKeyedQueue, type KeyedQueue } from './keyed-queue.js';
 export { loadPeerDependency, type PeerDependency } from './peer-dependency.js';
 export {
   assertCardIds,
@@ -78,12 +83,6 @@ export {
   prepareMessages,
   safeIdGenerator,
 } from './records.js';
-export {
-  type AddDrafts,
-  createScopeQueue,
-  MAX_JOINED_DRAFTS,
-  type ScopeQueue,
-} from './scope-queue.js';
 export {
   assertConnectionTarget,
   type ConnectionTarget,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { MemoryCard } from '../contracts/index.js';
+import { createKeyedQueue } from '../storage/index.js';
 import { exponentialBackoff } from './backoff.js';
-import { createKeyedQueue } from './keyed-queue.js';
 import { addSynced, type SyncedCommit } from './synced-add.js';
 import { createSyncedCardCache, mergeSynced, rollBack } from './synced-cards.js';
 

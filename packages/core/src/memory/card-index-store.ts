@@ -4,10 +4,11 @@
  * change touched is handed to the store as one record to persist. The in-memory store keeps the
  * indexes; the file store loads them from its logs and appends the records.
  */
-import type { MemoryStore, Scope } from '../contracts/index.js';
+import type { MemoryCard, MemoryCardDraft, MemoryStore, Scope } from '../contracts/index.js';
 import {
   assertRequiredScope,
   assertSafeId,
+  createScopeQueue,
   isoNow,
   normalizeScope,
   systemClock,
@@ -50,17 +51,44 @@ export interface CardIndexes<Location> {
   ): Promise<Result>;
 }
 
+/** Merges drafts into a scope's index; the record puts every card it changed, once. */
+function mergeChange(
+  index: CardIndex,
+  drafts: readonly MemoryCardDraft[],
+  scope: Scope,
+  options: { now: string; generateId: () => string },
+): ReturnType<CardIndexChange<MemoryCard[]>> {
+  const { results, outcomes, changed } = index.merge(drafts, { scope, ...options });
+  if (!changed) return { result: results };
+  // Every card the merge changed, once, in the order of its last change.
+  const ids = new Set<string>();
+  for (const outcome of outcomes) {
+    if (outcome.kind === 'duplicate') continue;
+    if (outcome.kind === 'added') for (const id of outcome.superseded) ids.add(id);
+    ids.delete(outcome.cardId);
+    ids.add(outcome.cardId);
+  }
+  const put = [...ids].flatMap((id) => {
+    const card = index.get(id);
+    return card ? [card] : [];
+  });
+  return { result: results, record: { put } };
+}
+
 /**
  * A `MemoryStore` over `indexes`, with the scope checks, id checks and copies every store owes
  * its callers; registers its change feed for memory search. Also returns the store's checked
  * `locate`: a scope's location after the same checks as the store's calls.
  */
-export function createCardIndexStore<Location>(
+export function createCardIndexStore<Location extends string>(
   { requiredScope = [], clock = systemClock, generateId = generateCardId }: MemoryStoreOptions,
   indexes: CardIndexes<Location>,
 ): { store: MemoryStore; locate: (scope: Scope) => Location } {
   const required = validateRequiredScope(requiredScope);
   const nextId = safeIdGenerator(generateId);
+  // Adds of one scope queued behind each other are merged and persisted as one change (one lock
+  // and one appended line for the file store); removals keep their place in that line.
+  const queue = createScopeQueue();
   const resolve = (scope: Scope) => {
     assertRequiredScope(scope, required);
     const normalized = normalizeScope(scope);
@@ -70,29 +98,15 @@ export function createCardIndexStore<Location>(
   const store: MemoryStore = {
     async add(scope, drafts) {
       const resolved = resolve(scope);
-      if (validateDrafts(drafts).length === 0) return [];
-      const merged = await indexes.update(resolved.location, resolved.scope, (index) => {
-        const { results, outcomes, changed } = index.merge(drafts, {
-          scope: resolved.scope,
-          now: isoNow(clock),
-          generateId: nextId,
-        });
-        if (!changed) return { result: results };
-        // Every card the merge changed, once, in the order of its last change.
-        const ids = new Set<string>();
-        for (const outcome of outcomes) {
-          if (outcome.kind === 'duplicate') continue;
-          if (outcome.kind === 'added') for (const id of outcome.superseded) ids.add(id);
-          ids.delete(outcome.cardId);
-          ids.add(outcome.cardId);
-        }
-        const put = [...ids].flatMap((id) => {
-          const card = index.get(id);
-          return card ? [card] : [];
-        });
-        return { result: results, record: { put } };
+      const valid = validateDrafts(drafts);
+      if (valid.length === 0) return [];
+      return queue.add(resolved.location, valid, async (joined) => {
+        const merged = await indexes.update(resolved.location, resolved.scope, (index) =>
+          mergeChange(index, joined, resolved.scope, { now: isoNow(clock), generateId: nextId }),
+        );
+        // Copied before the next change of the line can touch the index's cards.
+        return merged.map(copyCard);
       });
-      return merged.map(copyCard);
     },
 
     async list(scope, options) {
@@ -113,12 +127,14 @@ export function createCardIndexStore<Location>(
       const resolved = resolve(scope);
       assertCardIds(ids);
       if (ids.length === 0) return;
-      await indexes.update(resolved.location, resolved.scope, (index) => {
-        const present = [...new Set(ids)].filter((id) => index.get(id) !== undefined);
-        if (present.length === 0) return { result: undefined };
-        index.remove(present);
-        return { result: undefined, record: { remove: present } };
-      });
+      await queue.run(resolved.location, () =>
+        indexes.update(resolved.location, resolved.scope, (index) => {
+          const present = [...new Set(ids)].filter((id) => index.get(id) !== undefined);
+          if (present.length === 0) return { result: undefined };
+          index.remove(present);
+          return { result: undefined, record: { remove: present } };
+        }),
+      );
     },
   };
   registerMemoryChangeFeed(store, async (scope, since) => {

@@ -30,6 +30,7 @@ export {
   readTextFile,
   serializeJsonLines,
 } from './json-lines.js';
+export { createKeyedQueue, type KeyedQueue } from './keyed-queue.js';
 export { assertLease, MAX_LEASE_MS } from './lease.js';
 export { assertStorableMessage, decodeMessage, encodeMessage } from './message-codec.js';
 export { assertSafeId, isSafeId, MAX_ID_LENGTH } from './safe-id.js';
@@ -43,4 +44,10 @@ export {
   scopeKey,
   validateRequiredScope,
 } from './scope.js';
+export {
+  type AddDrafts,
+  createScopeQueue,
+  MAX_JOINED_DRAFTS,
+  type ScopeQueue,
+} from './scope-queue.js';
 export { hasErrorCode, toStorageError, withStorageErrors } from './storage-error.js';

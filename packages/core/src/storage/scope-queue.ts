@@ -1,12 +1,14 @@
 /**
  * One line per scope within a process, in which adds waiting next to each other run as one: a
- * shared store (PostgreSQL, Redis) then merges their drafts into its cached cards and commits them
- * in one round trip, instead of one round trip per add while the others wait. An instance serving
+ * store then merges their drafts at once and writes them with one commit (PostgreSQL, Redis: one
+ * round trip; the file store: one lock, one appended line, one fsync), instead of one per add
+ * while the others wait. An instance serving
  * several requests of one scope at once adds their cards at the rate of one add.
  *
  * A joined batch gives each call what adding alone would, in the same order: its drafts are merged
  * after the drafts of the calls before it (a later call's duplicate of an earlier call's card
- * returns that card), and each call gets one card per draft. A call that is not an add (a list, a
+ * returns that card), and each call gets one card per draft, as stored once the batch committed
+ * (as within one call, a card a later draft merged into shows that merge). A call that is not an add (a list, a
  * removal) ends the batch before it, so it sees every add queued before it and none queued after.
  * When a joined batch fails, its calls are run again one at a time: one call's fault (a card the
  * server refuses) never fails another call, and a lost connection fails each call on its own.
