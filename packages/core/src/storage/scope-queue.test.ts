@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { MemoryCard, MemoryCardDraft } from '../contracts/index.js';
-import { StorageError } from '../errors/index.js';
+import { InvalidArgumentError, StorageError } from '../errors/index.js';
 import { createScopeQueue, MAX_JOINED_DRAFTS } from './scope-queue.js';
 
 const card = (content: string): MemoryCard => ({
@@ -13,8 +13,15 @@ const card = (content: string): MemoryCard => ({
   updatedAt: '2026-01-01T00:00:00.000Z',
 });
 
-/** A store that records each batch it is given and answers a card per draft, held until let go. */
-function recordingStore(refuse?: (content: string) => boolean) {
+/**
+ * A store that records each batch it is given and answers a card per draft, held until let go;
+ * `refuse` names drafts it fails on, and `fault` the error it fails with.
+ */
+function recordingStore(
+  refuse?: (content: string) => boolean,
+  fault: (content: string) => Error = (content) =>
+    new InvalidArgumentError({ message: `refused ${content}`, argument: 'drafts' }),
+) {
   const batches: string[][] = [];
   let release: () => void = () => {};
   let gate = Promise.resolve();
@@ -34,9 +41,7 @@ function recordingStore(refuse?: (content: string) => boolean) {
       batches.push(drafts.map((draft) => draft.content));
       await gate;
       const refused = drafts.find((draft) => refuse?.(draft.content));
-      if (refused) {
-        throw new StorageError({ message: `refused ${refused.content}`, path: 'scope' });
-      }
+      if (refused) throw fault(refused.content);
       return drafts.map((draft) => card(draft.content));
     },
   };
@@ -97,7 +102,26 @@ describe('createScopeQueue', () => {
     expect(free.batches).toEqual([['b']]);
   });
 
-  it('runs the calls of a failed batch one at a time: one refused card fails only its call', async () => {
+  it('fails every call of a batch the store failed with a StorageError, without running them again', async () => {
+    const queue = createScopeQueue();
+    const store = recordingStore(
+      (content) => content === 'down',
+      () => new StorageError({ message: 'the server is down', path: 'scope' }),
+    );
+    store.hold();
+    const first = queue.add('scope', drafts('a'), store.addDrafts);
+    await store.given(1);
+    const joined = [
+      queue.add('scope', drafts('b'), store.addDrafts),
+      queue.add('scope', drafts('down'), store.addDrafts),
+    ];
+    store.release();
+    expect(contents(await first)).toEqual(['a']);
+    for (const call of joined) await expect(call).rejects.toSatisfy(StorageError.isInstance);
+    expect(store.batches).toEqual([['a'], ['b', 'down']]);
+  });
+
+  it('runs the calls of a batch failed otherwise one at a time: one refused card fails only its call', async () => {
     const queue = createScopeQueue();
     const store = recordingStore((content) => content === 'bad');
     store.hold();
@@ -109,7 +133,7 @@ describe('createScopeQueue', () => {
     store.release();
     expect(contents(await first)).toEqual(['a']);
     expect(contents(await good)).toEqual(['b']);
-    await expect(bad).rejects.toSatisfy(StorageError.isInstance);
+    await expect(bad).rejects.toSatisfy(InvalidArgumentError.isInstance);
     expect(contents(await last)).toEqual(['c']);
     expect(store.batches).toEqual([['a'], ['b', 'bad', 'c'], ['b'], ['bad'], ['c']]);
   });

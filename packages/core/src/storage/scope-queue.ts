@@ -10,10 +10,13 @@
  * returns that card), and each call gets one card per draft, as stored once the batch committed
  * (as within one call, a card a later draft merged into shows that merge). A call that is not an add (a list, a
  * removal) ends the batch before it, so it sees every add queued before it and none queued after.
- * When a joined batch fails, its calls are run again one at a time: one call's fault (a card the
- * server refuses) never fails another call, and a lost connection fails each call on its own.
+ * A joined batch that fails with a `StorageError` (the store unreachable, a lock that timed out)
+ * fails each of its calls with it, as the store would have failed each of them: running them again
+ * one by one would only make each wait for the same fault. Any other error may belong to one
+ * call's drafts, so the batch's calls are run again one at a time and each gets its own outcome.
  */
 import type { MemoryCard, MemoryCardDraft } from '../contracts/index.js';
+import { StorageError } from '../errors/index.js';
 import { createKeyedQueue } from './keyed-queue.js';
 
 /** Most drafts one joined batch holds; an add that would pass it starts the next batch. */
@@ -54,7 +57,11 @@ async function runBatch({ adds, addDrafts }: Batch): Promise<void> {
   let cards: MemoryCard[];
   try {
     cards = await addDrafts(adds.flatMap((queued) => queued.drafts));
-  } catch {
+  } catch (error) {
+    if (StorageError.isInstance(error)) {
+      for (const queued of adds) queued.reject(error);
+      return;
+    }
     for (const queued of adds) await addDrafts(queued.drafts).then(queued.resolve, queued.reject);
     return;
   }
