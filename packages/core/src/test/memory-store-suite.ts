@@ -8,6 +8,7 @@ import {
 } from '../errors/index.js';
 import type { ScopeField } from '../storage/index.js';
 import { createFakeClock, type FakeClock } from './clock.js';
+import { createRandom } from './memory-index-vectors.js';
 
 export interface MemoryStoreFactoryOptions {
   clock: FakeClock;
@@ -33,6 +34,47 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
 }
 
 const contents = (cards: readonly MemoryCard[]) => cards.map((card) => card.content);
+
+/** Subjects of the seeded mixes below: few, so drafts often duplicate or supersede each other. */
+const MIX_SUBJECTS = ['cluster', 'backups', 'editor', 'deploys', 'tokens'];
+const MIX_TOOLS = ['Rust', 'Python', 'Go', 'Zig'];
+
+/**
+ * A seeded mix of one process's calls on one scope: adds of 1–3 drafts (exact duplicates with
+ * other case and spacing, near duplicates with a word more, preferences that supersede each
+ * other, new facts) and lists between them.
+ */
+function mixedCalls(seed: number): Array<{ add: MemoryCardDraft[] } | { list: true }> {
+  const random = createRandom(seed);
+  const pick = <Item>(items: readonly Item[]) => items[Math.floor(random() * items.length)]!;
+  const draft = (): MemoryCardDraft => {
+    const subject = pick(MIX_SUBJECTS);
+    const roll = random();
+    if (roll < 0.3)
+      return { content: `I prefer ${pick(MIX_TOOLS)} for ${subject} work`, type: 'preference' };
+    if (roll < 0.5)
+      return { content: `THE ${subject}   NOTES live in the wiki`, tags: [pick(MIX_TOOLS)] };
+    if (roll < 0.7) return { content: `The ${subject} notes live in the wiki today` };
+    if (roll < 0.85)
+      return { content: `The ${subject} notes live in the wiki`, tags: [pick(MIX_TOOLS)] };
+    return {
+      content: `Fact ${Math.floor(random() * 1_000)} about ${subject} and ${pick(MIX_TOOLS)}`,
+    };
+  };
+  return Array.from({ length: 14 }, () =>
+    random() < 0.2
+      ? { list: true as const }
+      : { add: Array.from({ length: 1 + Math.floor(random() * 3) }, draft) },
+  );
+}
+
+/** What a card is apart from its id and times: content, type, tags, whether superseded. */
+const shape = (card: MemoryCard) => ({
+  content: card.content,
+  type: card.type,
+  tags: [...card.tags].sort(),
+  superseded: card.supersededBy !== undefined,
+});
 
 /**
  * The conformance suite every `MemoryStore` runs: add / de-duplicate / supersede / list / get /
@@ -278,6 +320,38 @@ export function testMemoryStore(name: string, createStore: MemoryStoreFactory): 
         'Tests run nightly.',
         'The cache is Redis.',
       ]);
+    });
+
+    it('ends seeded mixes of concurrent calls of one process as the same calls one after another', async () => {
+      for (let seed = 1; seed <= 8; seed++) {
+        const scope = { userId: `mix-${seed}` };
+        const calls = mixedCalls(seed);
+        const together = (await setup()).store;
+        const inTurn = (await setup()).store;
+        const concurrent = await Promise.all(
+          calls.map((call) =>
+            'add' in call ? together.add(scope, call.add) : together.list(scope),
+          ),
+        );
+        const sequential: MemoryCard[][] = [];
+        for (const call of calls) {
+          sequential.push(await ('add' in call ? inTurn.add(scope, call.add) : inTurn.list(scope)));
+        }
+        calls.forEach((call, index) => {
+          if ('list' in call) return;
+          // Each add answers one card per draft, the same card as one after another would.
+          expect(contents(concurrent[index]!), `seed ${seed}, call ${index}`).toEqual(
+            contents(sequential[index]!),
+          );
+        });
+        const stored = await together.list(scope, { includeSuperseded: true });
+        expect(stored.map(shape), `seed ${seed}`).toEqual(
+          (await inTurn.list(scope, { includeSuperseded: true })).map(shape),
+        );
+        // Every card an add answered is stored.
+        const ids = new Set(stored.map((card) => card.id));
+        for (const card of concurrent.flat()) expect(ids.has(card.id)).toBe(true);
+      }
     });
 
     it('loses nothing and duplicates nothing with many concurrent writers in one process', async () => {
