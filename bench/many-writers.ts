@@ -119,15 +119,15 @@ interface WriterResult {
   end: number;
   /** CPU ms the writer process spent in its adds. */
   cpu: number;
-  /** CPU ms its PostgreSQL backend spent meanwhile, when readable (not for Redis: see `serverCpu`). */
+  /** CPU ms its PostgreSQL backend spent meanwhile, when readable (Redis: see `serverCpu`). */
   serverCpu?: number;
 }
 
 /**
  * One writer, in a process of its own as an application instance would be: gets ready (see the
  * module comment), prints `ready`, waits for a line on stdin, adds `each` cards (`inFlight` at a
- * time), and prints the latency of each add (ms), its end time and the CPU it (and its PostgreSQL backend)
- * spent as one JSON line.
+ * time), and prints the latency of each add (ms), its end time and the CPU it (and its PostgreSQL
+ * backend) spent as one JSON line.
  */
 async function writerProcess(job: WriterJob): Promise<void> {
   const stores = await openWriterStores(job);
@@ -175,7 +175,7 @@ async function writerProcess(job: WriterJob): Promise<void> {
   process.stdin.destroy();
 }
 
-/** A started writer process: `ready` settles when it is ready, `go` starts it, `result` is its report. */
+/** A started writer process: `ready` settles once it is ready, `go` starts it, `result` reports. */
 interface StartedWriter {
   ready: Promise<void>;
   go(): void;

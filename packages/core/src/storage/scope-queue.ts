@@ -2,14 +2,16 @@
  * One line per scope within a process, in which adds waiting next to each other run as one: a
  * store then merges their drafts at once and writes them with one commit (PostgreSQL, Redis: one
  * round trip; the file store: one lock, one appended line, one fsync), instead of one per add
- * while the others wait. An instance serving
- * several requests of one scope at once adds their cards at the rate of one add.
+ * while the others wait. An instance serving several requests of one scope at once adds their
+ * cards at the rate of one add.
  *
  * A joined batch gives each call what adding alone would, in the same order: its drafts are merged
  * after the drafts of the calls before it (a later call's duplicate of an earlier call's card
  * returns that card), and each call gets one card per draft, as stored once the batch committed
- * (as within one call, a card a later draft merged into shows that merge). A call that is not an add (a list, a
- * removal) ends the batch before it, so it sees every add queued before it and none queued after.
+ * (as within one call, a card a later draft merged into shows that merge). A call that is not an
+ * add (a list, a removal) ends the batch before it, so it sees every add queued before it and none
+ * queued after.
+ *
  * A joined batch that fails with a `StorageError` (the store unreachable, a lock that timed out)
  * fails each of its calls with it, as the store would have failed each of them: running them again
  * one by one would only make each wait for the same fault. Any other error may belong to one
