@@ -138,6 +138,21 @@ describe('createScopeQueue', () => {
     expect(store.batches).toEqual([['a'], ['b', 'bad', 'c'], ['b'], ['bad'], ['c']]);
   });
 
+  it('settles every call when the store function throws instead of rejecting', async () => {
+    const queue = createScopeQueue();
+    const throwing = (): Promise<MemoryCard[]> => {
+      throw new InvalidArgumentError({ message: 'thrown at once', argument: 'drafts' });
+    };
+    const calls = [
+      queue.add('scope', drafts('a'), throwing),
+      queue.add('scope', drafts('b'), throwing),
+    ];
+    for (const call of calls) await expect(call).rejects.toSatisfy(InvalidArgumentError.isInstance);
+    // The line goes on after them.
+    const store = recordingStore();
+    expect(contents(await queue.add('scope', drafts('c'), store.addDrafts))).toEqual(['c']);
+  });
+
   it('starts a new batch rather than pass MAX_JOINED_DRAFTS drafts', async () => {
     const queue = createScopeQueue();
     const store = recordingStore();

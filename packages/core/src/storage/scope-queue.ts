@@ -51,20 +51,22 @@ interface Batch {
 }
 
 async function runBatch({ adds, addDrafts }: Batch): Promise<void> {
+  // A function that throws instead of rejecting still settles its calls.
+  const attempt = async (drafts: readonly MemoryCardDraft[]) => addDrafts(drafts);
   if (adds.length === 1) {
     const [only] = adds as [QueuedAdd];
-    await addDrafts(only.drafts).then(only.resolve, only.reject);
+    await attempt(only.drafts).then(only.resolve, only.reject);
     return;
   }
   let cards: MemoryCard[];
   try {
-    cards = await addDrafts(adds.flatMap((queued) => queued.drafts));
+    cards = await attempt(adds.flatMap((queued) => queued.drafts));
   } catch (error) {
     if (StorageError.isInstance(error)) {
       for (const queued of adds) queued.reject(error);
       return;
     }
-    for (const queued of adds) await addDrafts(queued.drafts).then(queued.resolve, queued.reject);
+    for (const queued of adds) await attempt(queued.drafts).then(queued.resolve, queued.reject);
     return;
   }
   let offset = 0;
