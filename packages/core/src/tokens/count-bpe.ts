@@ -1,4 +1,4 @@
-import { type BpeRanks, NO_RANK } from './bpe-ranks.js';
+import { type BpeRanks, NO_RANK, rankOf as rankOfRange } from './bpe-ranks.js';
 
 /**
  * Pieces up to this many bytes merge with a plain scan for the lowest-ranked pair (quadratic, but
@@ -66,7 +66,12 @@ function rankOf(encoding: BpeRanks, bytes: string, start: number, end: number): 
   if (end - start === 2) {
     return encoding.pairTable[(bytes.charCodeAt(start) << 8) | bytes.charCodeAt(start + 1)]!;
   }
-  return encoding.ranks.get(bytes.slice(start, end)) ?? NO_RANK;
+  return rankOfRange(encoding, bytes, start, end);
+}
+
+/** Whether the whole binary string is one token. */
+function isToken(encoding: BpeRanks, bytes: string): boolean {
+  return rankOf(encoding, bytes, 0, bytes.length) !== NO_RANK;
 }
 
 /** Number of tokens BPE merges `bytes` into, scanning for the lowest pair (tiktoken's loop). */
@@ -213,7 +218,7 @@ function countByHeap(encoding: BpeRanks, bytes: string): number {
 
 function countBinaryPiece(state: CounterState, bytes: string): number {
   const { encoding } = state;
-  if (bytes.length <= 1 || encoding.ranks.has(bytes)) return bytes.length === 0 ? 0 : 1;
+  if (bytes.length <= 1 || isToken(encoding, bytes)) return bytes.length === 0 ? 0 : 1;
   return bytes.length <= SCAN_MERGE_LIMIT
     ? countByScan(state, bytes)
     : countByHeap(encoding, bytes);
@@ -234,10 +239,9 @@ function remember(cache: Map<string, number>, piece: string, count: number): voi
 /** Tokens of one pre-tokenizer piece. */
 function countPiece(state: CounterState, piece: string): number {
   const { encoding, pieceCounts: cache } = state;
-  const ranks = encoding.ranks;
   const ascii = isAscii(piece);
   // Most pieces of ordinary text are one whole token: answer those with a single lookup.
-  if (ascii && ranks.has(piece)) return 1;
+  if (ascii && piece.length > 1 && isToken(encoding, piece)) return 1;
   const cacheable = piece.length <= PIECE_CACHE_MAX_LENGTH;
   if (cacheable) {
     const cached = cache.get(piece);
