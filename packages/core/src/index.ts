@@ -275,12 +275,14 @@ export {
 export type { FoldTaskOptions } from './task/index.js';
 export { foldTaskMessages } from './task/index.js';
 export type {
+  BoundedTokenCounter,
   EstimateCounterOptions,
   MessageCountOptions,
   TokenCounterOptions,
   TokenEncodingName,
 } from './tokens/index.js';
 export {
+  boundedCounter,
   countToolDefinitions,
   createEstimateCounter,
   createTokenCounter,

@@ -70,8 +70,47 @@ function fingerprint(cost: MessageCost): string {
 }
 
 /**
+ * A message's tokens under a limit: exact, or (`exact: false`) a lower bound above the limit
+ * when the message is surely over it.
+ */
+export interface CountWithin {
+  tokens: number;
+  exact: boolean;
+}
+
+/** Counts a message exactly, unless it is surely over `limitTokens` (see `CountWithin`). */
+export type MessageCountWithin = (
+  message: Message,
+  limitTokens: number,
+  index?: number,
+) => CountWithin;
+
+/**
+ * A message's text is checked against the limit with the floor (one cheap pass) only when it has
+ * more than this many characters per token of the limit: below it the floor rarely passes the
+ * limit (it gives a token per 2–6 characters of ordinary text), and the exact count follows anyway.
+ */
+export const FLOOR_CHARACTERS_PER_TOKEN = 2;
+
+/** What a counter built with a floor offers `boundedCounter`. */
+export interface CountingWithin {
+  countMessage: MessageCountWithin;
+  /** A lower bound of the counter's `countText`. */
+  floorText: (text: string) => number;
+}
+
+const countersWithin = new WeakMap<TokenCounter, CountingWithin>();
+
+/** `counter`'s bounded counting, when `buildCounter` made it with a floor. */
+export function countingWithinOf(counter: TokenCounter): CountingWithin | undefined {
+  return countersWithin.get(counter);
+}
+
+/**
  * A `TokenCounter` from a text counter: message accounting (see `messageCost`) plus two caches —
- * a `WeakMap` by message object, then an LRU by content fingerprint.
+ * a `WeakMap` by message object, then an LRU by content fingerprint. With `floorText` (a lower
+ * bound of `countText` that costs no more than a pass over the text), the counter also counts
+ * within a limit (`countWithinOf`): a message surely over the limit costs its floor, not its BPE.
  */
 export function buildCounter(
   name: string,
@@ -83,6 +122,7 @@ export function buildCounter(
     promptOverhead = 3,
     cacheSize = 10_000,
   }: MessageCountOptions,
+  floorText?: (text: string) => number,
 ): TokenCounter {
   const settings = {
     imageTokens: checkCount(imageTokens, 'imageTokens'),
@@ -100,17 +140,16 @@ export function buildCounter(
     return total;
   }
 
+  const pathOf = (index: number | undefined) =>
+    index === undefined ? 'message' : `messages[${index}]`;
+
   /** `index` is the message's position in a `countMessages` call, for error paths. */
-  function countAt(message: Message, index?: number): number {
+  function countAt(message: Message, index?: number, knownCost?: MessageCost): number {
     if (typeof message === 'object' && message !== null) {
       const cached = byObject.get(message);
       if (cached !== undefined) return cached;
     }
-    const cost = messageCost(
-      message,
-      index === undefined ? 'message' : `messages[${index}]`,
-      settings,
-    );
+    const cost = knownCost ?? messageCost(message, pathOf(index), settings);
     let count: number | undefined;
     if (byContent === undefined) {
       count = countCost(cost);
@@ -126,6 +165,33 @@ export function buildCounter(
     return count;
   }
 
+  // Floors of messages found surely over a limit: kept with the message, so a later call with a
+  // limit the floor is still over costs nothing, and one with a higher limit counts exactly.
+  const floorByObject = new WeakMap<object, number>();
+
+  const countWithin: MessageCountWithin = (message, limitTokens, index) => {
+    if (typeof message === 'object' && message !== null) {
+      const exact = byObject.get(message);
+      if (exact !== undefined) return { tokens: exact, exact: true };
+      const floor = floorByObject.get(message);
+      if (floor !== undefined) {
+        return floor > limitTokens
+          ? { tokens: floor, exact: false }
+          : { tokens: countAt(message, index), exact: true };
+      }
+    }
+    const cost = messageCost(message, pathOf(index), settings);
+    let characters = 0;
+    for (const text of cost.texts) characters += text.length;
+    if (floorText && characters > limitTokens * FLOOR_CHARACTERS_PER_TOKEN) {
+      let floor = cost.fixed;
+      for (const text of cost.texts) floor += floorText(text);
+      floorByObject.set(message, floor);
+      if (floor > limitTokens) return { tokens: floor, exact: false };
+    }
+    return { tokens: countAt(message, index, cost), exact: true };
+  };
+
   // The previous `countMessages` input and its running totals: a history that grew keeps its
   // earlier message objects, and comparing references is cheaper than even a WeakMap lookup.
   // Both arrays are private (the caller's array is never kept, so changing it cannot make a stale
@@ -133,7 +199,7 @@ export function buildCounter(
   const previousMessages: Message[] = [];
   const previousTotals: number[] = [0];
 
-  return {
+  const counter: TokenCounter = {
     name,
     promptOverhead,
     countText(text: string): number {
@@ -168,4 +234,6 @@ export function buildCounter(
       return total + promptOverhead;
     },
   };
+  if (floorText) countersWithin.set(counter, { countMessage: countWithin, floorText });
+  return counter;
 }

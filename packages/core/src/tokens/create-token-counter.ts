@@ -4,6 +4,7 @@ import { loadBpeRanks, TOKEN_ENCODING_NAMES, type TokenEncodingName } from './bp
 import { buildCounter, type MessageCountOptions } from './build-counter.js';
 import { createBpeTextCounter } from './count-bpe.js';
 import { encodingForModel } from './encoding-for-model.js';
+import { textTokenFloor } from './token-floor.js';
 
 export interface TokenCounterOptions extends MessageCountOptions {
   /**
@@ -23,6 +24,13 @@ export interface TokenCounterOptions extends MessageCountOptions {
    * @default the tiktoken BPE of `encoding`
    */
   countText?: (text: string) => number;
+  /**
+   * Every text count of the tiktoken encoding is multiplied by this and rounded up: a safety
+   * margin for a model whose own tokenizer is not public (see `UNKNOWN_TOKENIZER_MARGIN`). The
+   * counter's name says so (`tiktoken:o200k_base×1.2`). Not used with `countText`.
+   * @default 1
+   */
+  margin?: number;
 }
 
 function resolveEncoding(model: string | undefined, encoding: unknown): TokenEncodingName {
@@ -56,6 +64,16 @@ function checkedTextCounter(countText: unknown): (text: string) => number {
   };
 }
 
+function checkMargin(margin: unknown): number {
+  if (typeof margin !== 'number' || !Number.isFinite(margin) || margin < 1) {
+    throw new InvalidArgumentError({
+      message: `margin must be a finite number ≥ 1, got ${String(margin)}`,
+      argument: 'margin',
+    });
+  }
+  return margin;
+}
+
 /**
  * The default token counter: tiktoken's BPE (`o200k_base` or `cl100k_base`, from js-tiktoken's
  * rank files) with exact counts, linear-time merging on pathological text (long CJK runs, base64,
@@ -63,21 +81,29 @@ function checkedTextCounter(countText: unknown): (text: string) => number {
  * message costs about that one message.
  *
  * The rank file is loaded on the first count and shared, read-only, by every counter in the
- * process; the cache of piece counts belongs to each counter.
+ * process; the cache of piece counts belongs to each counter. The counter also has a floor (see
+ * `textTokenFloor`), so that `boundedCounter` and `compact` count a payload far over the budget in
+ * one pass over its characters instead of running BPE over it.
  */
 export function createTokenCounter(options: TokenCounterOptions = {}): TokenCounter {
-  const { model, encoding, countText, ...messageOptions } = options;
+  const { model, encoding, countText, margin = 1, ...messageOptions } = options;
   if (countText !== undefined) {
     return buildCounter('custom', checkedTextCounter(countText), messageOptions);
   }
   const name = resolveEncoding(model, encoding);
+  const factor = checkMargin(margin);
   let countBpe: ((text: string) => number) | undefined;
+  const exact = (text: string) => {
+    countBpe ??= createBpeTextCounter(loadBpeRanks(name));
+    return countBpe(text);
+  };
+  const floor = (text: string) => textTokenFloor(text, name);
+  if (factor === 1) return buildCounter(`tiktoken:${name}`, exact, messageOptions, floor);
+  // ceil(floor × margin) ≤ ceil(exact × margin): the floor stays a lower bound.
   return buildCounter(
-    `tiktoken:${name}`,
-    (text) => {
-      countBpe ??= createBpeTextCounter(loadBpeRanks(name));
-      return countBpe(text);
-    },
+    `tiktoken:${name}×${factor}`,
+    (text) => Math.ceil(exact(text) * factor),
     messageOptions,
+    (text) => Math.ceil(floor(text) * factor),
   );
 }

@@ -1,3 +1,4 @@
+export { type BoundedTokenCounter, boundedCounter } from './bounded-counter.js';
 export { TOKEN_ENCODING_NAMES, type TokenEncodingName } from './bpe-ranks.js';
 export type { MessageCountOptions } from './build-counter.js';
 export { createEstimateCounter, type EstimateCounterOptions } from './create-estimate-counter.js';
@@ -8,4 +9,5 @@ export {
   UNKNOWN_TOKENIZER_MARGIN,
 } from './encoding-for-model.js';
 export { estimateTextTokens } from './estimate-text-tokens.js';
+export { LONGEST_TOKEN_BYTES, textTokenFloor } from './token-floor.js';
 export { countToolDefinitions, TOOL_DEFINITION_OVERHEAD } from './tool-definitions-cost.js';
