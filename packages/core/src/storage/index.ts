@@ -1,4 +1,9 @@
-export { fsyncDirectory, removeLeftoverTempFiles, writeFileAtomic } from './atomic-write.js';
+export {
+  fsyncDirectory,
+  removeLeftoverTempFiles,
+  writeFileAtomic,
+  writeFilesAtomic,
+} from './atomic-write.js';
 export { type Clock, isoNow, systemClock } from './clock.js';
 export {
   type CorruptionEvent,
@@ -15,9 +20,12 @@ export {
 } from './in-memory-lease-store.js';
 export {
   canonicalJson,
+  canonicalJsonChunks,
   cloneStorable,
   decodeStorable,
   encodeStorable,
+  hasMoreText,
+  jsonChunks,
   type StorableJson,
 } from './json-codec.js';
 export {

@@ -133,6 +133,103 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(sortKeys(encodeStorable(value)));
 }
 
+/** `canonicalJson` in pieces (see `jsonChunks`), for hashing a value without one string of it. */
+export function canonicalJsonChunks(value: unknown): Iterable<string> {
+  const sorted = sortKeys(encodeStorable(value));
+  // Most values are small: one `JSON.stringify` is faster than walking them piece by piece.
+  return hasMoreText(sorted, JSON_CHUNK_CHARS) ? jsonChunks(sorted) : [JSON.stringify(sorted)];
+}
+
+/** Whether the strings and keys in `value` have more than `limit` characters in all. */
+export function hasMoreText(value: StorableJson, limit: number): boolean {
+  let left = limit;
+  const visit = (item: StorableJson): boolean => {
+    if (typeof item === 'string') {
+      left -= item.length;
+      return left < 0;
+    }
+    if (item === null || typeof item !== 'object') return false;
+    if (Array.isArray(item)) return item.some(visit);
+    for (const key of Object.keys(item)) {
+      left -= key.length;
+      if (left < 0 || visit(item[key]!)) return true;
+    }
+    return false;
+  };
+  return visit(value);
+}
+
+/**
+ * Size of the pieces `jsonChunks` yields, in characters (a string value is cut into these): small
+ * enough that each piece is an ordinary young object, freed by the next scavenge, never one of
+ * V8's large objects, which only a full collection frees.
+ */
+const JSON_CHUNK_CHARS = 32 * 1024;
+
+/**
+ * `JSON.stringify(value)` in pieces of about 32k characters whose concatenation is exactly that string:
+ * a 50 MB tool result is hashed or written without a second 50 MB copy of it. A long string
+ * value is escaped a slice at a time, never between the two halves of a surrogate pair (which
+ * `JSON.stringify` would escape as lone surrogates).
+ */
+export function* jsonChunks(value: StorableJson, chunkChars = JSON_CHUNK_CHARS): Generator<string> {
+  let pending = '';
+  // Strings and short values join `pending`; it is handed out once it is a chunk long.
+  function* emit(text: string): Generator<string> {
+    pending += text;
+    if (pending.length >= chunkChars) {
+      yield pending;
+      pending = '';
+    }
+  }
+  function* write(item: StorableJson): Generator<string> {
+    if (typeof item === 'string') {
+      if (item.length <= chunkChars) {
+        yield* emit(JSON.stringify(item));
+        return;
+      }
+      yield* emit('"');
+      for (let start = 0; start < item.length; ) {
+        let end = Math.min(item.length, start + chunkChars);
+        const code = item.charCodeAt(end - 1);
+        if (end < item.length && code >= 0xd800 && code <= 0xdbff) end--;
+        yield* emit(JSON.stringify(item.slice(start, end)).slice(1, -1));
+        start = end;
+      }
+      yield* emit('"');
+      return;
+    }
+    if (item === null || typeof item !== 'object') {
+      yield* emit(JSON.stringify(item) ?? 'null');
+      return;
+    }
+    if (Array.isArray(item)) {
+      yield* emit('[');
+      for (let index = 0; index < item.length; index++) {
+        if (index > 0) yield* emit(',');
+        const element = item[index];
+        // As JSON.stringify: an array slot without a JSON value is `null`.
+        if (element === undefined) yield* emit('null');
+        else yield* write(element);
+      }
+      yield* emit(']');
+      return;
+    }
+    yield* emit('{');
+    let first = true;
+    for (const key of Object.keys(item)) {
+      const element = item[key];
+      if (element === undefined) continue;
+      yield* emit(`${first ? '' : ','}${JSON.stringify(key)}:`);
+      first = false;
+      yield* write(element);
+    }
+    yield* emit('}');
+  }
+  yield* write(value);
+  if (pending.length > 0) yield pending;
+}
+
 /** A deep copy through the storage encoding: what a store returns is what a file store would. */
 export function cloneStorable<T>(value: T): T {
   return decodeStorable(encodeStorable(value)) as T;
