@@ -28,6 +28,7 @@ import {
   type HistoryMode,
 } from './pipeline.js';
 import { resolveSettingsForTarget } from './settings.js';
+import { referencedOffloadIds, stageOffloads } from './staged-offloads.js';
 
 export interface CompactOptions {
   /** The hard limit: the result never has more tokens than this (counted with `counter`). */
@@ -77,6 +78,14 @@ export interface CompactResult {
   report: CompactionReport;
   /** Memory cards the summarizer extracted. */
   cards: MemoryCardDraft[];
+}
+
+/** `report` with only the offload ids that were written (see `stageOffloads`). */
+function writtenOnly(report: StrategyReport, written: (id: string) => boolean): StrategyReport {
+  if (!report.offloadIds) return report;
+  const { offloadIds, ...rest } = report;
+  const kept = offloadIds.filter(written);
+  return kept.length > 0 ? { ...rest, offloadIds: kept } : rest;
 }
 
 function requirePositiveInteger(value: unknown, argument: string): asserts value is number {
@@ -183,8 +192,9 @@ async function compactAdmitted(
   // excess to measure progress against, so the history-shaping strategies run regardless.
   const forced = options.force === true || trigger === 'manual' || trigger === 'message-count';
   const started = performance.now();
-  const cached = withMessageCache(counter);
+  const cached = withMessageCache(counter, budgetTokens);
   const tokensBefore = cached.countMessages(messages);
+  const tokensBeforeIsLowerBound = cached.countedByFloor;
   const reportTrigger: CompactionTrigger =
     trigger ?? (forced ? 'manual' : tokensBefore > budgetTokens ? 'budget' : 'threshold');
 
@@ -195,6 +205,7 @@ async function compactAdmitted(
   ): CompactResult => {
     const report: CompactionReport = {
       tokensBefore,
+      ...(tokensBeforeIsLowerBound ? { tokensBeforeIsLowerBound: true as const } : {}),
       tokensAfter: counter.countMessages(output),
       budgetTokens,
       targetTokens,
@@ -224,12 +235,14 @@ async function compactAdmitted(
       // A failing listener must not fail the compaction.
     }
   };
+  // Offloads are written once the result is known, and only those it refers to.
+  const offloads = stageOffloads(offloadStore, scope);
   const context: CompressionContext = {
     counter: cached,
     targetTokens,
     budgetTokens,
     summarizer,
-    offloadStore,
+    offloadStore: offloads.store,
     scope,
     settings: resolvedSettings,
     ...(abortSignal ? { abortSignal } : {}),
@@ -285,7 +298,14 @@ async function compactAdmitted(
     guarded = await fitToBudget(guarded.state, { ...context, budgetTokens: budgetTokens - slack });
     guarded.reports.forEach(record);
   }
-  const result = finish(guarded.state.messages, guarded.state.summary, reports);
+  const written = await offloads.commit(
+    referencedOffloadIds(guarded.state.messages, guarded.state.summary),
+  );
+  const result = finish(
+    guarded.state.messages,
+    guarded.state.summary,
+    reports.map((report) => writtenOnly(report, written)),
+  );
   emit({
     type: 'compaction',
     scope,

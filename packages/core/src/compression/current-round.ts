@@ -8,6 +8,7 @@ import type {
 } from '../contracts/index.js';
 import { lastUserIndex, toolOutputText, toolResultsOf } from '../messages/index.js';
 import { RELOAD_TOOL_NAME, reloadHint } from './offload-preview.js';
+import { knownOffloadId } from './staged-offloads.js';
 import { runStrategy } from './strategy-report.js';
 import { headAndTail, headOf } from './text.js';
 import { type ShrunkMessage, useTheRoom } from './use-the-room.js';
@@ -207,6 +208,16 @@ async function applyTransform(
   context: CompressionContext,
 ): Promise<{ message: Message; id: string } | undefined> {
   const previewChars = context.settings.offloadPreviewChars;
+  const known = knownOffloadId(context.offloadStore, original);
+  if (known !== undefined) {
+    // Staged offloads: the id is known before anything is written, so count the result once.
+    const message = transform(original, known, previewChars);
+    if (context.counter.countMessage(message) >= context.counter.countMessage(original)) {
+      return undefined;
+    }
+    await context.offloadStore.put(context.scope, original);
+    return { message, id: known };
+  }
   const probe = transform(original, 'x'.repeat(40), previewChars);
   if (context.counter.countMessage(probe) >= context.counter.countMessage(original)) {
     return undefined;

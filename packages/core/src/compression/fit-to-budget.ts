@@ -10,10 +10,12 @@ import type {
   ToolResultPart,
 } from '../contracts/index.js';
 import { BudgetExceededError } from '../errors/index.js';
-import { isPairSafeCut, lastUserIndex, toolOutputText } from '../messages/index.js';
+import { lastUserIndex, toolOutputText } from '../messages/index.js';
 import { fitSummary, SUMMARY_HEADING } from '../summarize/index.js';
 import { isSummaryMessage, promptLayout, summaryMessage, withLeadingBlock } from './layout.js';
 import { reloadHint, shrinkToolCall } from './offload-preview.js';
+import { pairSafeCuts } from './pair-safe-cuts.js';
+import { knownOffloadId } from './staged-offloads.js';
 import { currentSummary, historyCuts } from './summary-eviction.js';
 import { headOf } from './text.js';
 
@@ -230,7 +232,12 @@ const squeezeCurrentRound: StepRun = async (state, tokens, context) => {
   for (let index = newestUser + 1; index < messages.length; index++) {
     if (current <= context.budgetTokens) break;
     const original = messages[index]!;
-    const probe = squeezed(original, 'x'.repeat(40), settings.offloadPreviewChars);
+    // With staged offloads the real id is known: no placeholder form to count first.
+    const probe = squeezed(
+      original,
+      knownOffloadId(context.offloadStore, original) ?? 'x'.repeat(40),
+      settings.offloadPreviewChars,
+    );
     if (!probe || counter.countMessage(probe) >= counter.countMessage(original)) continue;
     const id = await context.offloadStore.put(context.scope, original);
     const message = squeezed(original, id, settings.offloadPreviewChars)!;
@@ -277,12 +284,13 @@ const dropCurrentSteps: StepRun = async (state, tokens, context) => {
   const newestUser = lastUserIndex(messages);
   if (newestUser === -1 || newestUser === messages.length - 1) return undefined;
   const start = newestUser + 1;
-  if (!isPairSafeCut(messages, start)) return undefined;
+  const isPairSafeCut = pairSafeCuts(messages);
+  if (!isPairSafeCut(start)) return undefined;
   let removed = 0;
   let chosen: number | undefined;
   for (let cut = start + 1; cut <= messages.length; cut++) {
     removed += context.counter.countMessage(messages[cut - 1]!);
-    if (!isPairSafeCut(messages, cut)) continue;
+    if (!isPairSafeCut(cut)) continue;
     chosen = cut;
     if (tokens - removed <= context.budgetTokens) break;
   }

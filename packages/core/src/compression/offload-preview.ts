@@ -8,6 +8,7 @@ import type {
   ToolResultPart,
 } from '../contracts/index.js';
 import { messageText, toolOutputText } from '../messages/index.js';
+import { knownOffloadId } from './staged-offloads.js';
 import { headOf, inputJson, quoteAsData } from './text.js';
 
 /** The tool that brings offloaded content back (see the `tools/` module). */
@@ -161,6 +162,19 @@ export async function offloadAsPreview(
   context: CompressionContext,
 ): Promise<{ message: Message; id: string } | undefined> {
   if (message.role === 'system') return undefined;
+  const known = knownOffloadId(context.offloadStore, message);
+  if (known !== undefined) {
+    // Staged offloads: the id is known before anything is written, so count the real preview once.
+    const preview = toPreviewMessage(message, known, context.settings.offloadPreviewChars);
+    if (
+      !preview ||
+      context.counter.countMessage(preview) >= context.counter.countMessage(message)
+    ) {
+      return undefined;
+    }
+    await context.offloadStore.put(context.scope, message);
+    return { message: preview, id: known };
+  }
   // The preview's size does not depend on the id's value, only on its length: measure with a
   // placeholder first so that nothing is written to the store for a preview that saves nothing.
   const probe = toPreviewMessage(message, 'x'.repeat(40), context.settings.offloadPreviewChars);

@@ -7,10 +7,11 @@ import type {
   SummarizerFallback,
 } from '../contracts/index.js';
 import { summarizerFailureOf } from '../errors/index.js';
-import { isPairSafeCut, splitRounds } from '../messages/index.js';
+import { splitRounds } from '../messages/index.js';
 import { fitSummary, parseRenderedSummary } from '../summarize/index.js';
 import { currentRoundSavings } from './current-round.js';
 import { isSummaryMessage, type PromptLayout, summaryMessage, withLeadingBlock } from './layout.js';
+import { pairSafeCuts } from './pair-safe-cuts.js';
 
 /** The rolling summary of `state`: its structured form, or the rendered summary message read back. */
 export function currentSummary(state: CompressionState): StructuredSummary | undefined {
@@ -29,7 +30,8 @@ export function currentSummary(state: CompressionState): StructuredSummary | und
 export function historyCuts(messages: readonly Message[], layout: PromptLayout): number[] {
   const rounds = splitRounds(messages, layout.historyStart, layout.currentStart);
   const cuts = rounds.map((round) => round.end).filter((cut) => cut > layout.historyStart);
-  return cuts.filter((cut) => isPairSafeCut(messages, cut));
+  const isPairSafeCut = pairSafeCuts(messages);
+  return cuts.filter(isPairSafeCut);
 }
 
 /** Messages in `[from, to)` that are not system messages (what a cut leaves in the history). */

@@ -4,9 +4,11 @@ import type {
   Message,
   ToolResultPart,
 } from '../contracts/index.js';
-import { isPairSafeCut, toolCallsOf, toolOutputText, toolResultsOf } from '../messages/index.js';
+import { toolCallsOf, toolOutputText, toolResultsOf } from '../messages/index.js';
 import { promptLayout } from './layout.js';
 import { HUGE_ARGUMENT_CHARS, reloadHint } from './offload-preview.js';
+import { pairSafeCuts } from './pair-safe-cuts.js';
+import { knownOffloadId } from './staged-offloads.js';
 import { runStrategy } from './strategy-report.js';
 import { headOf, inputJson, quoteAsData } from './text.js';
 
@@ -24,15 +26,11 @@ function isRunMember(message: Message): boolean {
 
 function findRuns(messages: readonly Message[], from: number, to: number, threshold: number) {
   const runs: ToolRun[] = [];
+  const isPairSafeCut = pairSafeCuts(messages);
   let start = -1;
   let calls = 0;
   const close = (end: number) => {
-    if (
-      start !== -1 &&
-      calls > threshold &&
-      isPairSafeCut(messages, start) &&
-      isPairSafeCut(messages, end)
-    ) {
+    if (start !== -1 && calls > threshold && isPairSafeCut(start) && isPairSafeCut(end)) {
       runs.push({ start, end, calls });
     }
     start = -1;
@@ -146,10 +144,17 @@ export const toolRunsStrategy: CompressionStrategy = {
           (sum, message) => sum + counter.countMessage(message),
           0,
         );
-        // Measure with placeholder ids first so nothing is stored for a record that saves nothing.
-        const placeholders = originals.map(() => 'x'.repeat(40));
-        const probe = renderRecord(originals, placeholders, headChars);
-        if (counter.countMessage({ role: 'assistant', content: probe }) >= originalTokens) continue;
+        // With staged offloads the ids are known before anything is written: the record is
+        // rendered and counted once. Otherwise measure with placeholder ids first, so that nothing
+        // is stored for a record that saves nothing.
+        const known = originals.map((message) => knownOffloadId(context.offloadStore, message));
+        if (!known.every((id) => id !== undefined)) {
+          const placeholders = originals.map(() => 'x'.repeat(40));
+          const probe = renderRecord(originals, placeholders, headChars);
+          if (counter.countMessage({ role: 'assistant', content: probe }) >= originalTokens) {
+            continue;
+          }
+        }
         const ids: string[] = [];
         for (const message of originals) {
           ids.push(await context.offloadStore.put(context.scope, message));

@@ -16,9 +16,10 @@ export interface ShrunkMessage {
  * Compress only as much as the budget requires: a strategy shrinks whole payloads until the
  * prompt is under target, which usually overshoots (a 44k-token tool result became a 159-token
  * preview under a 4,000-token budget). This grows the previews back into the `room` left under
- * target, the newest message first (what the model is working on), each by a binary search on
- * its preview size, so that a payload keeps as much of itself as the room allows. Every accepted
- * size is counted exactly; O(log payload) counts per message. Returns the tokens it used.
+ * target, the newest message first (what the model is working on), each by a search on its
+ * preview size, so that a payload keeps as much of itself as the room allows. Every accepted
+ * size is counted exactly; O(log preview) counts per message, whose sizes add up to a few times
+ * the preview kept. Returns the tokens it used.
  */
 export function useTheRoom(
   messages: Message[],
@@ -36,12 +37,29 @@ export function useTheRoom(
     let low = entry.previewChars + 1;
     let high = entry.payloadChars;
     let best: { message: Message; tokens: number } | undefined;
+    const attempt = (size: number) => {
+      const candidate = entry.render(size);
+      const tokens = counter.countMessage(candidate);
+      return tokens <= limit ? { message: candidate, tokens } : undefined;
+    };
+    // Gallop up from the preview size, doubling, to the first size that does not fit: the sizes
+    // tried add up to about four times the preview kept, however large the payload (a binary search
+    // over the whole payload would count half of a 50 MB payload first).
+    for (let size = Math.max(low, entry.previewChars * 2); low <= high; size *= 2) {
+      const tried = Math.min(size, high);
+      const fitted = attempt(tried);
+      if (!fitted) {
+        high = tried - 1;
+        break;
+      }
+      best = fitted;
+      low = tried + 1;
+    }
     while (low <= high) {
       const middle = Math.floor((low + high) / 2);
-      const candidate = entry.render(middle);
-      const tokens = counter.countMessage(candidate);
-      if (tokens <= limit) {
-        best = { message: candidate, tokens };
+      const fitted = attempt(middle);
+      if (fitted) {
+        best = fitted;
         low = middle + 1;
       } else {
         high = middle - 1;

@@ -70,7 +70,12 @@ export interface StrategyReport {
   fallback?: SummarizerFallback;
   /** Memory cards extracted by summarization. */
   cards?: MemoryCardDraft[];
-  /** Offload ids written by this strategy. */
+  /**
+   * Offload ids written by this strategy. In a `compact` result, only those its messages or its
+   * summary refer to: a message offloaded and then summarized away is not written (with core's
+   * stores; other stores are written as the strategies go). A `strategy` event, sent before the
+   * result is known, lists every id the strategy offloaded.
+   */
   offloadIds?: string[];
 }
 
@@ -86,6 +91,13 @@ export interface CompressionStrategy {
 /** What one compaction did, end to end. */
 export interface CompactionReport {
   tokensBefore: number;
+  /**
+   * Set when `tokensBefore` is a lower bound, not an exact count: a message surely over the
+   * budget (a payload of millions of tokens) was counted by its floor, a pass over its characters,
+   * since it is cut whatever its exact size. The `tokensBefore` of the strategies that ran while it
+   * was in the prompt are lower bounds too. Absent: every count is exact.
+   */
+  tokensBeforeIsLowerBound?: true;
   tokensAfter: number;
   budgetTokens: number;
   targetTokens: number;

@@ -1,4 +1,4 @@
-import { rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Message, OffloadRecord, OffloadStore, Scope } from '../contracts/index.js';
 import {
@@ -7,7 +7,9 @@ import {
   decodeMessage,
   encodeMessage,
   hasErrorCode,
+  hasMoreText,
   isoNow,
+  jsonChunks,
   quarantineFile,
   readTextFile,
   reportCorruption,
@@ -18,9 +20,10 @@ import {
   validateRequiredScope,
   withStorageErrors,
   writeFileAtomic,
+  writeFilesAtomic,
 } from '../storage/index.js';
 import { notFound, type OffloadStoreOptions } from './in-memory-offload-store.js';
-import { assertOffloadId, offloadId } from './offload-id.js';
+import { assertOffloadId, markContentAddressed, offloadId } from './offload-id.js';
 
 export interface FileOffloadStoreOptions extends OffloadStoreOptions, CorruptionOptions {
   /**
@@ -37,6 +40,22 @@ interface EncodedOffloadRecord {
   createdAt: string;
   message: StorableJson;
 }
+
+/**
+ * The file's text, `JSON.stringify(record)` and a newline: in pieces when the record is large (a
+ * payload may be 50 MB), so it never exists as one string.
+ */
+function recordChunks(record: EncodedOffloadRecord): string | Iterable<string> {
+  const json = record as unknown as StorableJson;
+  if (!hasMoreText(json, LARGE_RECORD_CHARS)) return `${JSON.stringify(record)}\n`;
+  return (function* () {
+    yield* jsonChunks(json);
+    yield '\n';
+  })();
+}
+
+/** Records with more text than this are written in pieces. */
+const LARGE_RECORD_CHARS = 1 << 20;
 
 /**
  * An offload store in files: one atomically written file per message. Writes need no lock: a
@@ -87,42 +106,46 @@ export function createFileOffloadStore({
     );
   }
 
-  return {
+  /** Stores an encoded message under its id, unless an intact copy is there already. */
+  async function putEncoded(path: string, id: string, encoded: StorableJson): Promise<void> {
+    const exists = await withStorageErrors(path, 'check', () =>
+      stat(path).then(
+        () => true,
+        (error: unknown) => {
+          if (hasErrorCode(error, 'ENOENT')) return false;
+          throw error;
+        },
+      ),
+    );
+    if (exists) {
+      const current = await readRecord(path, id);
+      if (typeof current === 'object') return;
+    }
+    const record: EncodedOffloadRecord = { id, createdAt: isoNow(clock), message: encoded };
+    if (exists) {
+      // A damaged copy of this very message: keep it aside, then write the good one.
+      const quarantinedPath = await quarantineFile(path);
+      await writeFileAtomic(path, recordChunks(record));
+      reportCorruption(
+        {
+          path,
+          quarantinedPath,
+          recoveredRecords: 1,
+          droppedRecords: 0,
+          reason: `the offloaded content ${id} was damaged and has been written again`,
+        },
+        { corruption, onCorruption },
+      );
+      return;
+    }
+    await writeFileAtomic(path, recordChunks(record));
+  }
+
+  const store: OffloadStore = {
     async put(scope, message) {
       const encoded = encodeMessage(message, 'message');
       const id = offloadId(message);
-      const path = pathOf(scope, id);
-      const exists = await withStorageErrors(path, 'check', () =>
-        stat(path).then(
-          () => true,
-          (error: unknown) => {
-            if (hasErrorCode(error, 'ENOENT')) return false;
-            throw error;
-          },
-        ),
-      );
-      if (exists) {
-        const current = await readRecord(path, id);
-        if (typeof current === 'object') return id;
-      }
-      const record: EncodedOffloadRecord = { id, createdAt: isoNow(clock), message: encoded };
-      if (exists) {
-        // A damaged copy of this very message: keep it aside, then write the good one.
-        const quarantinedPath = await quarantineFile(path);
-        await writeFileAtomic(path, `${JSON.stringify(record)}\n`);
-        reportCorruption(
-          {
-            path,
-            quarantinedPath,
-            recoveredRecords: 1,
-            droppedRecords: 0,
-            reason: `the offloaded content ${id} was damaged and has been written again`,
-          },
-          { corruption, onCorruption },
-        );
-        return id;
-      }
-      await writeFileAtomic(path, `${JSON.stringify(record)}\n`);
+      await putEncoded(pathOf(scope, id), id, encoded);
       return id;
     },
 
@@ -144,4 +167,27 @@ export function createFileOffloadStore({
       await withStorageErrors(path, 'remove', () => rm(path, { force: true }));
     },
   };
+
+  // A compaction's offloads in one go: the new files are written together and the folder is
+  // synced once; a file already there is checked as `put` checks it.
+  return markContentAddressed(store, async (scope, entries) => {
+    if (entries.length === 0) return;
+    assertRequiredScope(scope, required);
+    const folder = join(scopeFolder(base, scope), 'offload');
+    await withStorageErrors(folder, 'write', () => mkdir(folder, { recursive: true }));
+    const present = new Set(await withStorageErrors(folder, 'read', () => readdir(folder)));
+    const fresh: Array<{ path: string; data: string | Iterable<string> }> = [];
+    const createdAt = isoNow(clock);
+    for (const { id, message } of entries) {
+      const encoded = encodeMessage(message, 'message');
+      const path = join(folder, `${id}.json`);
+      if (present.has(`${id}.json`)) {
+        await putEncoded(path, id, encoded);
+      } else {
+        present.add(`${id}.json`);
+        fresh.push({ path, data: recordChunks({ id, createdAt, message: encoded }) });
+      }
+    }
+    await writeFilesAtomic(folder, fresh);
+  });
 }

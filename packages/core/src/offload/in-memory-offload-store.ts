@@ -12,7 +12,7 @@ import {
   systemClock,
   validateRequiredScope,
 } from '../storage/index.js';
-import { assertOffloadId, offloadId } from './offload-id.js';
+import { assertOffloadId, markContentAddressed, offloadId } from './offload-id.js';
 
 export interface OffloadStoreOptions {
   /**
@@ -45,16 +45,21 @@ export function createInMemoryOffloadStore({
     return scopeKey(scope);
   };
 
-  return {
+  const recordsOf = (scope: Scope) => {
+    const key = keyOf(scope);
+    let records = scopes.get(key);
+    if (!records) {
+      records = new Map();
+      scopes.set(key, records);
+    }
+    return records;
+  };
+
+  const store: OffloadStore = {
     async put(scope, message) {
-      const key = keyOf(scope);
+      const records = recordsOf(scope);
       const encoded = encodeMessage(message, 'message');
       const id = offloadId(message);
-      let records = scopes.get(key);
-      if (!records) {
-        records = new Map();
-        scopes.set(key, records);
-      }
       if (!records.has(id)) records.set(id, { createdAt: isoNow(clock), message: encoded });
       return id;
     },
@@ -77,4 +82,11 @@ export function createInMemoryOffloadStore({
       scopes.get(key)?.delete(id);
     },
   };
+  return markContentAddressed(store, async (scope, entries) => {
+    const records = recordsOf(scope);
+    for (const { id, message } of entries) {
+      if (records.has(id)) continue;
+      records.set(id, { createdAt: isoNow(clock), message: encodeMessage(message, 'message') });
+    }
+  });
 }

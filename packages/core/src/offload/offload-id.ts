@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { Message } from '../contracts/index.js';
+import type { Message, OffloadStore, Scope } from '../contracts/index.js';
 import { InvalidIdError } from '../errors/index.js';
-import { canonicalJson } from '../storage/index.js';
+import { canonicalJsonChunks } from '../storage/index.js';
 
 const OFFLOAD_ID = /^off_[0-9a-f]{16}$/;
 
@@ -11,7 +11,36 @@ const OFFLOAD_ID = /^off_[0-9a-f]{16}$/;
  * offloading it twice writes once and yields a byte-identical preview.
  */
 export function offloadId(message: Message): string {
-  return `off_${createHash('sha256').update(canonicalJson(message), 'utf8').digest('hex').slice(0, 16)}`;
+  // Hashed in pieces: the id of a 50 MB tool result needs no 50 MB JSON string.
+  const hash = createHash('sha256');
+  for (const chunk of canonicalJsonChunks(message)) hash.update(chunk, 'utf8');
+  return `off_${hash.digest('hex').slice(0, 16)}`;
+}
+
+/**
+ * Stores messages whose ids are known (`offloadId(message)`) in one go: what `put` does for each,
+ * with the store's batch savings (one folder sync for a file store).
+ */
+export type PutOffloads = (
+  scope: Scope,
+  entries: ReadonlyArray<{ id: string; message: Message }>,
+) => Promise<void>;
+
+/** Stores whose `put` returns `offloadId(message)`, so an id is known before anything is written. */
+const contentAddressed = new WeakMap<OffloadStore, PutOffloads>();
+
+/**
+ * Marks `store` as one whose `put(scope, message)` returns `offloadId(message)`, with `putMany`
+ * to store messages whose ids are already computed.
+ */
+export function markContentAddressed(store: OffloadStore, putMany: PutOffloads): OffloadStore {
+  contentAddressed.set(store, putMany);
+  return store;
+}
+
+/** How to store many messages at once in `store`, when its ids are `offloadId(message)` (core's stores). */
+export function contentAddressedPut(store: OffloadStore): PutOffloads | undefined {
+  return contentAddressed.get(store);
 }
 
 /** True for strings shaped like an offload id. */
