@@ -11,6 +11,7 @@ import type {
   Summarizer,
   TokenCounter,
 } from '../contracts/index.js';
+import { boundedCounter } from '../tokens/index.js';
 import type { ContextManagerOptions } from './context-manager-types.js';
 import { explainBudget } from './request-preparation.js';
 import type { CompactionEntry, SessionPersistence, SessionState } from './session-state.js';
@@ -159,12 +160,8 @@ export function createCompactionScheduler(options: CompactionSchedulerOptions) {
   }
 
   /** The session's known compaction for this history (restored from the store on a first call). */
-  async function resume({
-    scope,
-    state,
-    messages,
-    fingerprints,
-  }: CompactionInput): Promise<ResumedSession> {
+  async function resume(input: CompactionInput): Promise<ResumedSession> {
+    const { scope, state, messages, fingerprints } = input;
     let entry = state.entry;
     if (entry && !matchesPrefix(entry, fingerprints)) entry = undefined;
     if (!entry && !state.entry) {
@@ -174,7 +171,9 @@ export function createCompactionScheduler(options: CompactionSchedulerOptions) {
     return {
       entry,
       working,
-      tokens: counter.countMessages(working),
+      // Within the budget: a payload far over it counts as its floor (no BPE over millions of
+      // tokens); the trigger it decides is the one an exact count would give.
+      tokens: boundedCounter(counter, input.budget.budgetTokens).countMessages(working),
       cycle: entry?.cycle ?? 0,
     };
   }

@@ -1,8 +1,30 @@
+import { createHash } from 'node:crypto';
 import type { Message } from '../contracts/index.js';
 
 const fingerprints = new WeakMap<Message, string>();
 
+/**
+ * Strings longer than this are fingerprinted by a native hash of their own, in slices, instead of
+ * being copied into the message's JSON and hashed character by character: a 50 MB tool result
+ * costs one fast pass and no copy. Shorter strings keep the fingerprints sessions stored before.
+ */
+const LONG_STRING_CHARS = 64 * 1024;
+
+/** Slices a long string is hashed in (UTF-16 bytes, so lone surrogates stay distinct). */
+const HASH_SLICE_CHARS = 32 * 1024;
+
+function longStringHash(text: string): string {
+  const hash = createHash('sha256');
+  for (let start = 0; start < text.length; start += HASH_SLICE_CHARS) {
+    hash.update(text.slice(start, start + HASH_SLICE_CHARS), 'utf16le');
+  }
+  return `long:${text.length}:${hash.digest('base64')}`;
+}
+
 function replaceBinary(_key: string, value: unknown): unknown {
+  if (typeof value === 'string') {
+    return value.length > LONG_STRING_CHARS ? longStringHash(value) : value;
+  }
   if (value instanceof Uint8Array)
     return `bytes:${value.byteLength}:${hashString(Buffer.from(value.buffer, value.byteOffset, Math.min(value.byteLength, 4096)).toString('base64'))}`;
   if (value instanceof ArrayBuffer) return `bytes:${value.byteLength}`;
