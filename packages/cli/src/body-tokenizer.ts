@@ -44,19 +44,16 @@ export function chooseTokenizer({
   };
 }
 
-/** The counter for a choice; with a margin above 1 its counts are scaled up and its name says so. */
+/**
+ * The counter for a choice; with a margin above 1 its counts are scaled up and its name says so
+ * (core's `margin` option, which keeps the counter's floor for payloads far over the budget).
+ */
 export function createBodyCounter(
   choice: TokenizerChoice,
   dependencies: Pick<CliDependencies, 'createTokenCounter'>,
 ): TokenCounter {
   const { margin, ...options } = choice;
-  const exact = dependencies.createTokenCounter(options);
-  if (margin === 1) return exact;
-  const scaled = dependencies.createTokenCounter({
-    countText: (text) => Math.ceil(exact.countText(text) * margin),
-  });
-  // The counter's methods are closures, so renaming a copy is safe.
-  return { ...scaled, name: `${exact.name}×${margin}` };
+  return dependencies.createTokenCounter(margin === 1 ? options : { ...options, margin });
 }
 
 /** `--encoding`: one of `TOKEN_ENCODING_NAMES`. */

@@ -1,4 +1,5 @@
 import {
+  boundedCounter,
   compact,
   countToolDefinitions,
   createExtractiveSummarizer,
@@ -17,6 +18,7 @@ import {
 import type { CliDependencies } from './dependencies.js';
 
 export const defaultDependencies: CliDependencies = {
+  boundedCounter,
   parseConversation,
   serializeConversation,
   createTokenCounter,

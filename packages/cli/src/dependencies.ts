@@ -18,6 +18,7 @@ export type BudgetPlan = ReturnType<typeof core.resolveBudget>;
  */
 export type CliDependencies = Pick<
   typeof core,
+  | 'boundedCounter'
   | 'parseConversation'
   | 'serializeConversation'
   | 'createTokenCounter'

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { InvalidMessageError, StorageError, UnsupportedFormatError } from '@ctxmem/core';
 import type { CliDependencies, ParsedConversation } from './dependencies.js';
 
@@ -14,7 +14,9 @@ export async function readConversation(
 ): Promise<ParsedConversation> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    // Read in one piece, decoded natively: the promise API decodes chunk by chunk into a rope
+    // that JSON.parse first copies flat, a second copy of a 50 MB body.
+    text = readFileSync(path, 'utf8');
   } catch (cause) {
     throw new StorageError({
       message: `cannot read ${displayName}: ${describeFileError(cause)}`,

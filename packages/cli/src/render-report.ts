@@ -12,6 +12,8 @@ export interface CompactReportView {
   messagesBefore: number;
   messagesAfter: number;
   tokensBefore: number;
+  /** `tokensBefore` and the composition before are lower bounds (a payload measured by its floor). */
+  tokensBeforeIsLowerBound?: boolean;
   tokensAfter: number;
   /** The whole request's budget (`--budget`). */
   budgetTokens: number;
@@ -31,14 +33,20 @@ export function renderCompactReport(view: CompactReportView): string {
   const { report } = view;
   const lines = [
     `ctxmem compact ${view.file} (${view.format}, ${view.messagesBefore} messages, history ${view.history})`,
-    `  tokens      ${formatNumber(view.tokensBefore)} → ${formatNumber(view.tokensAfter)}  (budget ${formatNumber(view.budgetTokens)}${view.toolTokens > 0 ? ` incl. ${formatNumber(view.toolTokens)} of tool definitions` : ''}, target ${formatNumber(report.targetTokens + view.toolTokens)}, counted with ${view.counterName})`,
+    `  tokens      ${view.tokensBeforeIsLowerBound ? '≥' : ''}${formatNumber(view.tokensBefore)} → ${formatNumber(view.tokensAfter)}  (budget ${formatNumber(view.budgetTokens)}${view.toolTokens > 0 ? ` incl. ${formatNumber(view.toolTokens)} of tool definitions` : ''}, target ${formatNumber(report.targetTokens + view.toolTokens)}, counted with ${view.counterName})`,
     `  messages    ${view.messagesBefore} → ${view.messagesAfter}`,
     `  summarizer  ${view.summarizerName}, ${report.summarizerCalls} call${report.summarizerCalls === 1 ? '' : 's'}${fallbackNote(report)}`,
     `  duration    compaction ${formatNumber(report.durationMs)} ms, total ${formatNumber(view.durationMs)} ms`,
     '',
   ];
   lines.push(...renderStrategies(report), '');
-  lines.push('Window composition', ...renderComposition(view.before, view.after).map(indent), '');
+  lines.push('Window composition', ...renderComposition(view.before, view.after).map(indent));
+  if (view.tokensBeforeIsLowerBound) {
+    lines.push(
+      '  (before: at least; a payload far over the budget was measured by a lower bound, not tokenized)',
+    );
+  }
+  lines.push('');
   if (view.offloadIds.length > 0) {
     lines.push(
       `Offloaded ${view.offloadIds.length} payload${view.offloadIds.length === 1 ? '' : 's'} to ${view.offloadDir}; bring one back with: ctxmem reload <id> --offload-dir ${view.offloadDir}`,

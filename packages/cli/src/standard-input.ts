@@ -25,12 +25,25 @@ export async function readStandardInput(
       argument,
     });
   }
-  const decoder = new TextDecoder();
-  let text = '';
+  // Bytes are decoded once at the end: a string grown chunk by chunk is a rope of thousands of
+  // pieces, which JSON.parse would first copy flat (a second copy of a 50 MB body).
+  const pieces: string[] = [];
+  let bytes: Uint8Array[] = [];
+  const decodeBytes = () => {
+    if (bytes.length === 0) return;
+    pieces.push(Buffer.concat(bytes).toString('utf8'));
+    bytes = [];
+  };
   for await (const chunk of stdin) {
-    text += typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
+    if (typeof chunk === 'string') {
+      decodeBytes();
+      pieces.push(chunk);
+    } else {
+      bytes.push(chunk);
+    }
   }
-  return text + decoder.decode();
+  decodeBytes();
+  return pieces.length === 1 ? pieces[0]! : pieces.join('');
 }
 
 /**

@@ -14,8 +14,10 @@ import type {
   CompactResult,
   ConversationFormat,
   HistoryMode,
+  ParsedConversation,
 } from '../dependencies.js';
 import { formatNumber } from '../format.js';
+import { fileBytes, releaseInputText } from '../large-input.js';
 import { chooseProgressStyle, createActivity } from '../progress.js';
 import {
   describeFileError,
@@ -61,7 +63,16 @@ export interface CompactReportJson {
   /** How the counter was chosen: the model or encoding, and the margin on every count. */
   tokenizer: TokenizerChoice;
   summarizer: string;
-  before: { messages: number; tokens: number; composition: Composition };
+  before: {
+    messages: number;
+    tokens: number;
+    /**
+     * Set when `tokens` (and the composition) are lower bounds: a payload surely over the budget
+     * was measured by its floor, not tokenized (see core's `boundedCounter`).
+     */
+    tokensIsLowerBound?: true;
+    composition: Composition;
+  };
   after: { messages: number; tokens: number; composition: Composition };
   report: CompactResult['report'];
   offload: { dir: string; ids: string[] };
@@ -78,13 +89,8 @@ export async function runCompact(
   const { cwd } = context;
   const fromStdin = options.file === STANDARD_STREAM;
   const toStdout = (options.out ?? STANDARD_STREAM) === STANDARD_STREAM;
-  const input = fromStdin
-    ? parseConversationText(
-        await readStandardInput(context, { example: 'ctxmem compact - < body.json' }),
-        'stdin',
-        dependencies,
-      )
-    : await readConversation(resolve(cwd, options.file), options.file, dependencies);
+  const { input, bytes } = await readInput(options, context, dependencies);
+  releaseInputText(bytes);
   const bodyModel = typeof input.envelope?.model === 'string' ? input.envelope.model : undefined;
   const tokenizer = chooseTokenizer({
     bodyModel,
@@ -93,7 +99,10 @@ export async function runCompact(
     margin: options.margin,
   });
   const counter = createBodyCounter(tokenizer, dependencies);
-  const messageTokensBefore = counter.countMessages(input.messages);
+  // The input is measured within the budget: a payload far over it (a 50 MB tool result) counts
+  // as its floor, one pass over its characters, since it is cut anyway; compaction reuses that.
+  const measure = dependencies.boundedCounter(counter, options.budgetTokens);
+  const messageTokensBefore = measure.countMessages(input.messages);
   const activity = createActivity({
     stream: context.stderr,
     label: `compacting ${fromStdin ? 'stdin' : options.file}`,
@@ -205,7 +214,8 @@ export async function runCompact(
   }
 
   const offloadIds = result.report.strategies.flatMap((strategy) => strategy.offloadIds ?? []);
-  const before = measureComposition(input.messages, counter);
+  const before = measureComposition(input.messages, measure);
+  const beforeIsLowerBound = measure.countedByFloor;
   const after = measureComposition(result.messages, counter);
   const durationMs = Math.round(performance.now() - started);
   const fromCwd = relative(cwd, offloadDir);
@@ -225,7 +235,12 @@ export async function runCompact(
       counter: counter.name,
       tokenizer,
       summarizer: summarizer.name,
-      before: { messages: input.messages.length, tokens: tokensBefore, composition: before },
+      before: {
+        messages: input.messages.length,
+        tokens: tokensBefore,
+        ...(beforeIsLowerBound ? { tokensIsLowerBound: true as const } : {}),
+        composition: before,
+      },
       after: { messages: result.messages.length, tokens: tokensAfter, composition: after },
       report: result.report,
       offload: { dir: offloadDir, ids: offloadIds },
@@ -248,6 +263,7 @@ export async function runCompact(
         messagesBefore: input.messages.length,
         messagesAfter: result.messages.length,
         tokensBefore,
+        ...(beforeIsLowerBound ? { tokensBeforeIsLowerBound: true } : {}),
         tokensAfter,
         budgetTokens: options.budgetTokens,
         toolTokens: outputToolTokens,
@@ -281,6 +297,23 @@ export async function runCompact(
     );
   }
   return 0;
+}
+
+/** The body to compact, from stdin or a file, and its size in bytes. */
+async function readInput(
+  options: CompactCommandOptions,
+  context: CliContext,
+  dependencies: CliDependencies,
+): Promise<{ input: ParsedConversation; bytes: number }> {
+  if (options.file === STANDARD_STREAM) {
+    const text = await readStandardInput(context, { example: 'ctxmem compact - < body.json' });
+    return { input: parseConversationText(text, 'stdin', dependencies), bytes: text.length };
+  }
+  const path = resolve(context.cwd, options.file);
+  return {
+    input: await readConversation(path, options.file, dependencies),
+    bytes: fileBytes(path),
+  };
 }
 
 async function writeText(path: string, displayName: string, text: string): Promise<void> {
