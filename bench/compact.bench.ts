@@ -12,8 +12,8 @@ import type { Message, TokenCounter } from '../packages/core/src/contracts/index
 import { parseConversation } from '../packages/core/src/messages/index.js';
 import { createInMemoryOffloadStore } from '../packages/core/src/offload/index.js';
 import { createExtractiveSummarizer } from '../packages/core/src/summarize/index.js';
-import { createRandom } from '../packages/core/src/test/memory-index-vectors.js';
 import { createTokenCounter } from '../packages/core/src/tokens/index.js';
+import { syntheticHistory } from './large-inputs.js';
 import type { BenchRun, BenchSection } from './types.js';
 
 function median(values: readonly number[]): number {
@@ -55,56 +55,6 @@ function strategiesApplied(result: Awaited<ReturnType<typeof compact>>): string 
       report.fallback?.from === 'budget-guard' ? `guard:${report.strategy}` : report.strategy,
     );
   return names.length > 0 ? names.join(' → ') : '(none)';
-}
-
-const WORDS =
-  'the build fails because the parser rejects trailing commas in the config file so we switch to a tolerant reader and add a regression test for the ledger sync job'.split(
-    ' ',
-  );
-
-function prose(next: () => number, words: number): string {
-  return Array.from({ length: words }, () => WORDS[Math.floor(next() * WORDS.length)]!).join(' ');
-}
-
-/** An agent history: rounds of a request, 1–6 tool steps (some parallel, some with large output) and an answer. */
-function syntheticHistory(messageCount: number, seed: number): Message[] {
-  const next = createRandom(seed);
-  const messages: Message[] = [
-    { role: 'system', content: `You are a coding agent. ${prose(next, 80)}` },
-  ];
-  let call = 0;
-  while (messages.length < messageCount - 1) {
-    messages.push({ role: 'user', content: prose(next, 20 + Math.floor(next() * 60)) });
-    const steps = 1 + Math.floor(next() * 6);
-    for (let step = 0; step < steps && messages.length < messageCount - 3; step++) {
-      const parallel = next() < 0.3 ? 3 : 1;
-      const ids = Array.from({ length: parallel }, () => `call_${++call}`);
-      messages.push({
-        role: 'assistant',
-        content: ids.map((toolCallId) => ({
-          type: 'tool-call' as const,
-          toolCallId,
-          toolName: next() < 0.5 ? 'read_file' : 'run_command',
-          input: { path: `src/module_${Math.floor(next() * 100)}.py` },
-        })),
-      });
-      messages.push({
-        role: 'tool',
-        content: ids.map((toolCallId) => ({
-          type: 'tool-result' as const,
-          toolCallId,
-          toolName: 'read_file',
-          output: { type: 'text' as const, value: prose(next, next() < 0.1 ? 2_000 : 60) },
-        })),
-      });
-    }
-    messages.push({ role: 'assistant', content: prose(next, 40) });
-  }
-  messages.push({
-    role: 'user',
-    content: 'Now run the whole test suite and summarize the failures.',
-  });
-  return messages;
 }
 
 export const run: BenchRun = async ({ quick }) => {
