@@ -1,6 +1,6 @@
 import type { Message, TokenCounter } from '../contracts/index.js';
 import { InvalidArgumentError, InvalidMessageError } from '../errors/index.js';
-import { countingWithinOf, FLOOR_CHARACTERS_PER_TOKEN } from './build-counter.js';
+import { countingWithinOf, worthAFloor } from './build-counter.js';
 
 /** A `TokenCounter` that counts exactly only what may fit a limit; see `boundedCounter`. */
 export interface BoundedTokenCounter extends TokenCounter {
@@ -15,8 +15,9 @@ export interface BoundedTokenCounter extends TokenCounter {
 
 /**
  * A view of `counter` that pays for exact counts only where they can matter against a limit
- * (a budget): a message or text whose floor — a lower bound computed in one pass over its
- * characters, without BPE — is already over `limitTokens` counts as that floor. A payload far
+ * (a budget): a message or text of more than 256k characters whose floor — a lower bound computed
+ * in one pass over its characters, without BPE — is already over `limitTokens` counts as that
+ * floor. A payload far
  * larger than any budget is going to be cut whatever its exact size, so it costs a pass over its
  * characters, not a tokenizer run over millions of tokens. Everything that may fit is counted
  * exactly, with `counter`'s caches.
@@ -49,11 +50,7 @@ export function boundedCounter(counter: TokenCounter, limitTokens: number): Boun
       return countedByFloor;
     },
     countText(text: string): number {
-      if (
-        within &&
-        typeof text === 'string' &&
-        text.length > limitTokens * FLOOR_CHARACTERS_PER_TOKEN
-      ) {
+      if (within && typeof text === 'string' && worthAFloor(text.length, limitTokens)) {
         const floor = within.floorText(text);
         if (floor > limitTokens) {
           countedByFloor = true;

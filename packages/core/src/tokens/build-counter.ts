@@ -90,7 +90,19 @@ export type MessageCountWithin = (
  * more than this many characters per token of the limit: below it the floor rarely passes the
  * limit (it gives a token per 2–6 characters of ordinary text), and the exact count follows anyway.
  */
-export const FLOOR_CHARACTERS_PER_TOKEN = 2;
+const FLOOR_CHARACTERS_PER_TOKEN = 2;
+
+/**
+ * Messages and texts up to this many characters are always counted exactly: BPE over them costs
+ * milliseconds, and reports keep exact figures for ordinary prompts. The floor is for payloads
+ * whose exact count would cost more than everything else the call does.
+ */
+const FLOOR_MIN_CHARACTERS = 256 * 1024;
+
+/** Whether a text of `characters` is worth checking against `limitTokens` with the floor first. */
+export function worthAFloor(characters: number, limitTokens: number): boolean {
+  return characters > Math.max(FLOOR_MIN_CHARACTERS, limitTokens * FLOOR_CHARACTERS_PER_TOKEN);
+}
 
 /** What a counter built with a floor offers `boundedCounter`. */
 export interface CountingWithin {
@@ -183,7 +195,7 @@ export function buildCounter(
     const cost = messageCost(message, pathOf(index), settings);
     let characters = 0;
     for (const text of cost.texts) characters += text.length;
-    if (floorText && characters > limitTokens * FLOOR_CHARACTERS_PER_TOKEN) {
+    if (floorText && worthAFloor(characters, limitTokens)) {
       let floor = cost.fixed;
       for (const text of cost.texts) floor += floorText(text);
       floorByObject.set(message, floor);
