@@ -159,6 +159,13 @@ export function hasMoreText(value: StorableJson, limit: number): boolean {
   return visit(value);
 }
 
+/** Whether a surrogate pair starts at `index` (a high half followed by a low half). */
+function isPairAt(text: string, index: number): boolean {
+  const high = text.charCodeAt(index);
+  const low = text.charCodeAt(index + 1);
+  return high >= 0xd800 && high <= 0xdbff && low >= 0xdc00 && low <= 0xdfff;
+}
+
 /**
  * Size of the pieces `jsonChunks` yields, in characters (a string value is cut into these): small
  * enough that each piece is an ordinary young object, freed by the next scavenge, never one of
@@ -191,8 +198,9 @@ export function* jsonChunks(value: StorableJson, chunkChars = JSON_CHUNK_CHARS):
       yield* emit('"');
       for (let start = 0; start < item.length; ) {
         let end = Math.min(item.length, start + chunkChars);
-        const code = item.charCodeAt(end - 1);
-        if (end < item.length && code >= 0xd800 && code <= 0xdbff) end--;
+        // Never between the halves of a pair: end the slice before it, or after it when the
+        // slice would otherwise be empty.
+        if (end < item.length && isPairAt(item, end - 1)) end += end - 1 > start ? -1 : 1;
         yield* emit(JSON.stringify(item.slice(start, end)).slice(1, -1));
         start = end;
       }
