@@ -611,3 +611,59 @@ describe('contextMemoryMiddleware with AI SDK 7', () => {
     }
   });
 });
+
+describe('contextMemoryMiddleware: a tool result far over the window', () => {
+  it('compacts the first call that carries it, and the offload store gives it back byte for byte', async () => {
+    // 400k characters of base64 in one tool result: counted by its floor, never tokenized.
+    let state = 3;
+    const bytes = Buffer.alloc(300_000);
+    for (let index = 0; index < bytes.length; index++) {
+      state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0;
+      bytes[index] = state >>> 24;
+    }
+    const payload = bytes.toString('base64');
+    const prompt: V4Prompt = [
+      { role: 'system', content: INSTRUCTIONS },
+      { role: 'user', content: [{ type: 'text', text: 'Read the release archive.' }] },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool-call', toolCallId: 'call_1', toolName: 'read_file', input: {} }],
+      },
+      {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: 'call_1',
+            toolName: 'read_file',
+            output: { type: 'text', value: payload },
+          },
+        ],
+      },
+    ];
+    const events: CtxmemEvent[] = [];
+    const middleware = contextMemoryMiddleware({
+      contextWindow: 8_000,
+      backgroundCompaction: false,
+      summarizer: createExtractiveSummarizer({ counter: createTokenCounter() }),
+      onEvent: (event) => events.push(event),
+    });
+    const model = new MockLanguageModelV4({ modelId: 'gpt-4o' });
+    const result = await middleware.transformParams({
+      type: 'generate',
+      params: { prompt },
+      model,
+    });
+    const manager = middleware.manager()!;
+    const sent = fromV4Prompt(result.prompt as V4Prompt);
+    expect(manager.counter.countMessages(sent)).toBeLessThanOrEqual(manager.budget.budgetTokens);
+    const compaction = events.find((event) => event.type === 'compaction');
+    if (compaction?.type !== 'compaction') throw new Error('no compaction');
+    expect(compaction.report.tokensBeforeIsLowerBound).toBe(true);
+    const ids = compaction.report.strategies.flatMap((report) => report.offloadIds ?? []);
+    expect(ids).toHaveLength(1);
+    expect(JSON.stringify(result.prompt)).toContain(ids[0]);
+    const record = await middleware.stores.offload!.get({}, ids[0]!);
+    expect(record.message).toEqual(fromV4Prompt(prompt)[3]);
+  });
+});

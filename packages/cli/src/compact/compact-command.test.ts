@@ -454,3 +454,67 @@ describe('ctxmem compact --help', () => {
     expect((await run(['--help'])).stdout).toMatch(/Exit codes: 0 done, 1 failed.*2 usage/);
   });
 });
+
+describe('ctxmem compact: a payload far over the budget', () => {
+  const base64 = (bytes: number) => {
+    const data = Buffer.alloc(bytes);
+    let state = 7;
+    for (let index = 0; index < bytes; index++) {
+      state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0;
+      data[index] = state >>> 24;
+    }
+    return data.toString('base64');
+  };
+
+  it('measures it by a lower bound, fits the budget, and reload gives it back byte for byte', async () => {
+    // 400k characters of base64 in one tool result: counted by its floor, never tokenized.
+    const payload = base64(300_000);
+    const body = {
+      model: 'gpt-4o',
+      messages: [
+        { role: 'system', content: 'You are a coding agent.' },
+        { role: 'user', content: 'Read the archive.' },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            { id: 'call_1', type: 'function', function: { name: 'read_file', arguments: '{}' } },
+          ],
+        },
+        { role: 'tool', tool_call_id: 'call_1', content: payload },
+      ],
+    };
+    await writeFile(join(cli.directory(), 'body.json'), JSON.stringify(body));
+    const result = await run([
+      'compact',
+      'body.json',
+      '--budget',
+      '4000',
+      '--out',
+      'small.json',
+      '--report-json',
+      'report.json',
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/tokens\s+≥[\d,]+ → [\d,]+/);
+    expect(result.stderr).toContain('(before: at least;');
+    const report = await readJson<CompactReportJson>('report.json');
+    expect(report.before.tokensIsLowerBound).toBe(true);
+    expect(report.report.tokensBeforeIsLowerBound).toBe(true);
+    const exact = createTokenCounter({ model: 'gpt-4o' }).countMessages(
+      parseConversation(body).messages,
+    );
+    expect(report.before.tokens).toBeGreaterThan(4_000);
+    expect(report.before.tokens).toBeLessThanOrEqual(exact);
+    expect(report.after.tokens).toBeLessThanOrEqual(4_000);
+    expect(report.offload.ids).toHaveLength(1);
+    const reload = await run([
+      'reload',
+      report.offload.ids[0]!,
+      '--offload-dir',
+      '.ctxmem/offload',
+    ]);
+    expect(reload.code, reload.stderr).toBe(0);
+    expect(reload.stdout).toBe(`${payload}\n`);
+  });
+});

@@ -4,6 +4,7 @@ import { currentRoundStrategy } from './current-round.js';
 import { offloadAllStrategy } from './offload-large-messages.js';
 import { createFakeCounter, createTestContext } from './test-helpers.js';
 import { assistant, calls, deepFreeze, results, system, user } from './test-messages.js';
+import { useTheRoom } from './use-the-room.js';
 
 const counter = createFakeCounter();
 /** Numbered lines, so that how much of a payload survives can be read off its last line. */
@@ -87,5 +88,32 @@ describe('use the room: compress only as much as the budget requires', () => {
       createTestContext({ targetTokens: 1 }),
     );
     expect(messageText(state.messages[0]!)).not.toContain('sales row 20:');
+  });
+
+  it('counts as much for a 10 MB payload as for a 100 kB one: its cost follows what it keeps', () => {
+    const grow = (payloadChars: number) => {
+      const payload = 'x'.repeat(payloadChars);
+      let counted = 0;
+      const render = (previewChars: number) => {
+        counted += previewChars;
+        return user(payload.slice(0, previewChars));
+      };
+      const messages = [user('question'), render(200)];
+      counted = 0;
+      useTheRoom(messages, [{ index: 1, render, previewChars: 200, payloadChars }], 5_000, counter);
+      return { counted, kept: messageText(messages[1]!).length };
+    };
+    const small = grow(100_000);
+    const large = grow(10_000_000);
+    // The largest preview that fits the room (the fake counter: 4 characters a token).
+    expect(large.kept).toBe(small.kept);
+    expect(counter.countMessage(user('x'.repeat(large.kept)))).toBeLessThanOrEqual(
+      counter.countMessage(user('x'.repeat(200))) + 5_000,
+    );
+    expect(counter.countMessage(user('x'.repeat(large.kept + 1)))).toBeGreaterThan(
+      counter.countMessage(user('x'.repeat(200))) + 5_000,
+    );
+    expect(large.counted).toBe(small.counted);
+    expect(large.counted).toBeLessThan(2 * large.kept * Math.log2(large.kept));
   });
 });

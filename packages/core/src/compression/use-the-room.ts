@@ -18,8 +18,8 @@ export interface ShrunkMessage {
  * preview under a 4,000-token budget). This grows the previews back into the `room` left under
  * target, the newest message first (what the model is working on), each by a search on its
  * preview size, so that a payload keeps as much of itself as the room allows. Every accepted
- * size is counted exactly; O(log preview) counts per message, whose sizes add up to a few times
- * the preview kept. Returns the tokens it used.
+ * size is counted exactly; O(log preview) counts per message, each of at most twice the preview
+ * kept, whatever the payload's size. Returns the tokens it used.
  */
 export function useTheRoom(
   messages: Message[],
@@ -42,9 +42,9 @@ export function useTheRoom(
       const tokens = counter.countMessage(candidate);
       return tokens <= limit ? { message: candidate, tokens } : undefined;
     };
-    // Gallop up from the preview size, doubling, to the first size that does not fit: the sizes
-    // tried add up to about four times the preview kept, however large the payload (a binary search
-    // over the whole payload would count half of a 50 MB payload first).
+    // Gallop up from the preview size, doubling, to the first size that does not fit, then bisect
+    // between the last two: no size tried is over twice the preview kept, however large the payload
+    // (a binary search over the whole payload would count half of a 50 MB payload first).
     for (let size = Math.max(low, entry.previewChars * 2); low <= high; size *= 2) {
       const tried = Math.min(size, high);
       const fitted = attempt(tried);

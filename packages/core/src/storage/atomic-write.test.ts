@@ -3,7 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StorageError } from '../errors/index.js';
-import { removeLeftoverTempFiles, toStorageError, writeFileAtomic } from './index.js';
+import {
+  jsonChunks,
+  removeLeftoverTempFiles,
+  toStorageError,
+  writeFileAtomic,
+  writeFilesAtomic,
+} from './index.js';
 
 let folder: string;
 beforeAll(async () => {
@@ -45,6 +51,53 @@ describe('writeFileAtomic', () => {
     expect((error as StorageError).path).toBe(path);
     expect((error as StorageError).message).toContain(path);
     expect((error as StorageError).message).toMatch(/ENOTDIR|EEXIST/);
+  });
+});
+
+describe('writeFileAtomic with content in pieces', () => {
+  it('writes the pieces in order, replaces, and leaves no temporary files', async () => {
+    const path = join(folder, 'pieces', 'record.json');
+    const value = { id: 'x', text: `${'abc😀'.repeat(50_000)}"end"` };
+    await writeFileAtomic(path, 'old');
+    await writeFileAtomic(path, jsonChunks(value, 1_000));
+    expect(await readFile(path, 'utf8')).toBe(JSON.stringify(value));
+    expect(await readdir(join(folder, 'pieces'))).toEqual(['record.json']);
+  });
+
+  it('keeps the old content and no temporary file when a piece fails', async () => {
+    const path = join(folder, 'pieces', 'kept.json');
+    await writeFileAtomic(path, 'old');
+    function* failing() {
+      yield 'new';
+      throw new Error('the producer failed');
+    }
+    await expect(writeFileAtomic(path, failing())).rejects.toThrow(/the producer failed/);
+    expect(await readFile(path, 'utf8')).toBe('old');
+    expect((await readdir(join(folder, 'pieces'))).sort()).toEqual(['kept.json', 'record.json']);
+  });
+
+  it('writes many files into one folder, strings and pieces alike', async () => {
+    const dir = join(folder, 'many');
+    await mkdir(dir);
+    const files = Array.from({ length: 30 }, (_, index) => ({
+      path: join(dir, `f${index}.json`),
+      data: index % 2 === 0 ? `{"i":${index}}` : jsonChunks({ i: index }, 2),
+    }));
+    await writeFilesAtomic(dir, files);
+    for (let index = 0; index < 30; index++) {
+      expect(await readFile(join(dir, `f${index}.json`), 'utf8')).toBe(`{"i":${index}}`);
+    }
+    expect(await readdir(dir)).toHaveLength(30);
+  });
+
+  it('fails with a StorageError naming the file when the folder is gone', async () => {
+    const dir = join(folder, 'missing-folder');
+    await expect(
+      writeFilesAtomic(dir, [{ path: join(dir, 'a.json'), data: '{}' }]),
+    ).rejects.toSatisfy(
+      (error: unknown) =>
+        StorageError.isInstance(error) && (error as StorageError).path === join(dir, 'a.json'),
+    );
   });
 });
 

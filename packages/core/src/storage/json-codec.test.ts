@@ -1,7 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../errors/index.js';
-import { canonicalJson, cloneStorable, decodeStorable, encodeStorable } from './index.js';
+import {
+  canonicalJson,
+  canonicalJsonChunks,
+  cloneStorable,
+  decodeStorable,
+  encodeStorable,
+  jsonChunks,
+  type StorableJson,
+} from './index.js';
 
 const throughJson = (value: unknown) =>
   decodeStorable(JSON.parse(JSON.stringify(encodeStorable(value))));
@@ -89,5 +97,59 @@ describe('storage JSON codec', () => {
     copy.bytes[0] = 9;
     expect(original.list[0]!.a).toBe(1);
     expect(original.bytes[0]).toBe(1);
+  });
+});
+
+// Strings of the characters whose escaping differs: quotes, backslashes, controls, lone and paired
+// surrogates, so that a slice boundary lands inside a pair and next to an escape.
+const trickyString = fc
+  .array(fc.constantFrom('a', '"', '\\', '\n', '\u0001', '\u2028', 'é', '😀', '\ud800', '\udfff'), {
+    maxLength: 60,
+  })
+  .map((pieces) => pieces.join(''));
+
+const trickyJson: fc.Arbitrary<StorableJson> = fc.letrec((tie) => ({
+  value: fc.oneof(
+    { depthSize: 'small' },
+    trickyString,
+    fc.double({ noNaN: true, noDefaultInfinity: true }),
+    fc.boolean(),
+    fc.constant(null),
+    fc.array(tie('value'), { maxLength: 4 }),
+    fc.dictionary(
+      fc.oneof(trickyString, fc.constantFrom('0', '10', '2', '__proto__')),
+      tie('value'),
+      {
+        maxKeys: 4,
+      },
+    ),
+  ),
+})).value as fc.Arbitrary<StorableJson>;
+
+describe('jsonChunks', () => {
+  it('joins to exactly JSON.stringify, whatever the piece size (property)', () => {
+    fc.assert(
+      fc.property(trickyJson, fc.integer({ min: 1, max: 9 }), (value, chunkChars) => {
+        const chunks = [...jsonChunks(value, chunkChars)];
+        expect(chunks.join('')).toBe(JSON.stringify(value));
+        // Pieces stay near the size asked for: a string is escaped a slice at a time.
+        for (const chunk of chunks)
+          expect(chunk.length).toBeLessThanOrEqual(6 * (chunkChars + 1) + 40);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('joins to canonicalJson for hashing, for small and large values alike', () => {
+    fc.assert(
+      fc.property(trickyJson, (value) => {
+        expect([...canonicalJsonChunks(value)].join('')).toBe(canonicalJson(value));
+      }),
+      { numRuns: 200 },
+    );
+    const large = { b: 'x😀'.repeat(40_000), a: [1, { d: 'é'.repeat(70_000), c: null }] };
+    const chunks = [...canonicalJsonChunks(large)];
+    expect(chunks.length).toBeGreaterThan(1);
+    expect(chunks.join('')).toBe(canonicalJson(large));
   });
 });
