@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { InvalidArgumentError } from '../errors/index.js';
 
@@ -43,29 +44,46 @@ export const NO_RANK = 0x7fffffff;
 
 const loaded = new Map<TokenEncodingName, BpeRanks>();
 
-// Required (not imported) so the 1–2 MB rank modules are parsed only when a counter first counts,
-// and only for the encodings in use; `require` keeps `countText` synchronous.
+// Resolved (not imported) so the 1–2 MB rank modules are read only when a counter first counts,
+// and only for the encodings in use; reading synchronously keeps `countText` synchronous.
 const requireRanks = createRequire(import.meta.url);
 
+function isRankModule(data: unknown): data is RankModule {
+  return (
+    typeof data === 'object' &&
+    data !== null &&
+    typeof (data as RankModule).pat_str === 'string' &&
+    typeof (data as RankModule).bpe_ranks === 'string'
+  );
+}
+
+/**
+ * The module's `{ pat_str, bpe_ranks }` object, read as JSON: the module is `module.exports =
+ * <a JSON object>`, and parsing that text is far cheaper than compiling megabytes of JavaScript
+ * (a share of every `ctxmem compact`). Falls back to requiring the module if its text is laid out
+ * differently.
+ */
 function readRankModule(name: TokenEncodingName): RankModule {
   const id =
     name === 'o200k_base' ? 'js-tiktoken/ranks/o200k_base' : 'js-tiktoken/ranks/cl100k_base';
+  const path = requireRanks.resolve(id);
+  try {
+    const text = readFileSync(path, 'utf8');
+    const data: unknown = JSON.parse(text.slice(text.indexOf('{'), text.lastIndexOf('}') + 1));
+    if (isRankModule(data)) return data;
+  } catch {
+    // Not the expected layout: the module itself says what it exports.
+  }
   const module: unknown = requireRanks(id);
-  // Parsed once into the Map below: the module (megabytes of source text) need not stay loaded.
-  delete requireRanks.cache[requireRanks.resolve(id)];
+  delete requireRanks.cache[path];
   const data = (module as { default?: unknown }).default ?? module;
-  if (
-    typeof data !== 'object' ||
-    data === null ||
-    typeof (data as RankModule).pat_str !== 'string' ||
-    typeof (data as RankModule).bpe_ranks !== 'string'
-  ) {
+  if (!isRankModule(data)) {
     throw new InvalidArgumentError({
       message: `js-tiktoken/ranks/${name} does not have the expected { pat_str, bpe_ranks } shape`,
       argument: 'encoding',
     });
   }
-  return data as RankModule;
+  return data;
 }
 
 /** Values of base64 characters by code (-1: not base64; `=` is padding). */
