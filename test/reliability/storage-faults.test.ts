@@ -265,8 +265,12 @@ describe('disk full (ENOSPC)', () => {
       { role: 'assistant', content: 'Read it.' },
       { role: 'user', content: 'Summarize the failures.' },
     ];
+    // Offloads are written at the end of a compaction, streamed into a temporary file; a single
+    // put goes through write-file-atomic. Both fail when the disk is full.
     injectFault({ operation: 'atomic-write', code: 'ENOSPC', path: /offload/ });
+    injectFault({ operation: 'handle.write', code: 'ENOSPC', path: /offload/ });
     await expectStorageError(manager.prepare(history, { scope }), /disk is full/);
+    expect(injected.some((fault) => /offload/.test(fault.path))).toBe(true);
     clearFaults();
     const prepared = await manager.prepare(history, { scope });
     const preview = prepared.messages.find((message) => message.ctxmem?.offloadIds?.length);

@@ -5,8 +5,6 @@ import { runInNewContext } from 'node:vm';
 /** Inputs of at least this many bytes get a full collection once parsed: see `releaseInputText`. */
 export const LARGE_INPUT_BYTES = 8 * 1024 * 1024;
 
-let collect: (() => void) | undefined;
-
 /**
  * Once a large body is parsed, its JSON text (as large as the body) is garbage, but V8 frees a
  * string that size only at a full collection, which may come after the tokenizer's tables and the
@@ -16,11 +14,9 @@ let collect: (() => void) | undefined;
  */
 export function releaseInputText(bytes: number): void {
   if (bytes < LARGE_INPUT_BYTES) return;
-  if (collect === undefined) {
-    setFlagsFromString('--expose-gc');
-    collect = runInNewContext('gc') as () => void;
-  }
-  collect();
+  // Called once per process: a new context for `gc` costs about a millisecond.
+  setFlagsFromString('--expose-gc');
+  (runInNewContext('gc') as () => void)();
 }
 
 /** The size of a file in bytes, 0 when it cannot be read (the read reports that). */

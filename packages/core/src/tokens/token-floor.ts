@@ -100,23 +100,15 @@ const IS_DIGIT = new Uint8Array(CLASSES);
 IS_DIGIT[DIGIT] = 1;
 
 /**
- * Class and UTF-8 bytes of every UTF-16 unit, built on first use: one table lookup each instead of
- * comparisons (a surrogate half counts 2 of its pair's 4 bytes; a lone one becomes U+FFFD, 3).
+ * Class and UTF-8 bytes of every UTF-16 unit (128 kB in all): one table lookup each instead of
+ * comparisons. A surrogate half counts 2 of its pair's 4 bytes; a lone one becomes U+FFFD, 3.
  */
-let unitClasses: Uint8Array | undefined;
-let unitBytes: Uint8Array | undefined;
-
-function unitTables(): [Uint8Array, Uint8Array] {
-  if (!unitClasses || !unitBytes) {
-    unitClasses = new Uint8Array(65_536).fill(WIDE);
-    unitClasses.set(ASCII_CLASS);
-    unitBytes = new Uint8Array(65_536).fill(3);
-    unitBytes.fill(1, 0, 0x80);
-    unitBytes.fill(2, 0x80, 0x800);
-    unitBytes.fill(2, 0xd800, 0xe000);
-  }
-  return [unitClasses, unitBytes];
-}
+const UNIT_CLASSES = new Uint8Array(65_536).fill(WIDE);
+UNIT_CLASSES.set(ASCII_CLASS);
+const UNIT_BYTES = new Uint8Array(65_536).fill(3);
+UNIT_BYTES.fill(1, 0, 0x80);
+UNIT_BYTES.fill(2, 0x80, 0x800);
+UNIT_BYTES.fill(2, 0xd800, 0xe000);
 
 /**
  * A lower bound of the tokens tiktoken's `encoding` gives `text` (special tokens as plain text,
@@ -136,7 +128,6 @@ function unitTables(): [Uint8Array, Uint8Array] {
  */
 export function textTokenFloor(text: string, encoding: TokenEncodingName): number {
   const table = encoding === 'o200k_base' ? O200K_TRANSITIONS : CL100K_TRANSITIONS;
-  const [classes, unitSizes] = unitTables();
   const length = text.length;
   let tokens = 0;
   // The UTF-8 bytes of the stretch since the last claimed boundary, and (1) whether it is a run
@@ -148,11 +139,11 @@ export function textTokenFloor(text: string, encoding: TokenEncodingName): numbe
   let previous = CLASSES;
   for (let index = 0; index < length; index++) {
     const code = text.charCodeAt(index);
-    const kind = classes[code]!;
+    const kind = UNIT_CLASSES[code]!;
     const between = table[previous * CLASSES + kind]!;
     const claimed = between & CLAIMED;
     tokens += claimed * stretchTokens(stretchBytes, digitsOnly);
-    stretchBytes = stretchBytes * (1 - claimed) + unitSizes[code]!;
+    stretchBytes = stretchBytes * (1 - claimed) + UNIT_BYTES[code]!;
     // Claimed: a new stretch starts; unknown (next to a character that is not ASCII, which may
     // be a digit such as `²` joining the run): no longer a known digit run; else unchanged.
     const keeps = ((between + 1) >> 1) ^ 1;
