@@ -49,6 +49,8 @@ const middleware = contextMemoryMiddleware({
   backgroundCompaction: false,
   summarizer: createExtractiveSummarizer({ counter: createTokenCounter({ model: 'gpt-4o' }) }),
 });
+// The peak so far is the host's own: modules, and the body's JSON text with its parsed copy.
+const hostPeakBytes = process.resourceUsage().maxRSS * 1024;
 const cpuBefore = process.cpuUsage();
 const started = performance.now();
 const result = await middleware.transformParams({ type: 'generate', params: { prompt }, model });
@@ -58,5 +60,7 @@ process.stdout.write(
     callMs: performance.now() - started,
     callCpuMs: (cpu.user + cpu.system) / 1000,
     promptChars: JSON.stringify(result.prompt).length,
+    hostPeakBytes,
+    callPeakBytes: process.resourceUsage().maxRSS * 1024,
   }),
 );

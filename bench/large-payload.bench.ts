@@ -115,14 +115,19 @@ function payloadRows(folder: string, megabytesOfInput: number, runs: number) {
       );
     });
     const middleware = bestOf(runs, () => runNode([MIDDLEWARE, path, '8000'], folder));
-    const call = JSON.parse(middleware.stdout) as { callMs: number; callCpuMs: number };
+    const call = JSON.parse(middleware.stdout) as {
+      callMs: number;
+      callCpuMs: number;
+      hostPeakBytes: number;
+      callPeakBytes: number;
+    };
     for (const [step, run, extra] of [
       ['JSON.parse of the file (for scale)', parse, ''],
       ['ctxmem compact --budget 4000', compact, ''],
       [
         'AI SDK middleware, first call (window 8,000)',
         middleware,
-        `call alone: ${seconds(call.callMs)} s wall, ${seconds(call.callCpuMs)} s CPU`,
+        `call alone: ${seconds(call.callMs)} s wall, ${seconds(call.callCpuMs)} s CPU; peak before the call (the host's modules, body text and parsed body) ${megabytes(call.hostPeakBytes)} MB, raised by the call by ${megabytes(call.callPeakBytes - call.hostPeakBytes)} MB`,
       ],
     ] as const) {
       rows.push({
