@@ -58,6 +58,7 @@ export type {
   CtxmemEvent,
   CtxmemMessageKind,
   CtxmemMessageMetadata,
+  CustomPart,
   DataContent,
   Embedder,
   EmbedderKind,
