@@ -219,10 +219,12 @@ function checkRequest(body: Record<string, unknown>, signer: Signer): Turn[] {
       }
     });
     if (role === 'assistant' && blocks.some((block) => THINKING.has(block.type))) {
-      const first = blocks[0]!;
+      // A compaction block goes before everything else the model wrote (the API's own order).
+      const firstIndex = blocks.findIndex((block) => block.type !== 'compaction');
+      const first = blocks[firstIndex]!;
       if (!THINKING.has(first.type)) {
         throw new RuleBreak(
-          `${path}.content.0: If an assistant message contains any thinking blocks, the first block must be thinking or redacted_thinking. Found ${first.type}.`,
+          `${path}.content.${firstIndex}: If an assistant message contains any thinking blocks, the first block must be thinking or redacted_thinking. Found ${first.type}.`,
         );
       }
     }
@@ -300,7 +302,7 @@ function checkRequest(body: Record<string, unknown>, signer: Signer): Turn[] {
   if (hasThinkingOn(body)) {
     const inToolLoop =
       last.role === 'user' && last.blocks.some(({ block }) => block.type === 'tool_result');
-    const first = finalAssistant?.blocks[0];
+    const first = finalAssistant?.blocks.find(({ block }) => block.type !== 'compaction');
     if (inToolLoop && finalAssistant && first && !THINKING.has(first.block.type)) {
       throw new RuleBreak(
         `${first.path}.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${first.block.type}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block (preceeding the lastmost set of \`tool_use\` and \`tool_result\` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable \`thinking\`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking`,
@@ -546,6 +548,7 @@ export async function startAnthropicServer({
       usage,
       ...(appliedEdits.length > 0 ? { context_management: { applied_edits: appliedEdits } } : {}),
     };
+    request.reply = message;
     if (!request.stream) return { status: 200, json: message };
     return { status: 200 as const, events: streamEvents(message) };
   }

@@ -342,16 +342,14 @@ export async function startGeminiServer({
       };
       const responseId = `resp-fake-${++responseCount}`;
       const finishReason = 'STOP';
+      request.reply = {
+        candidates: [{ content: { role: 'model', parts }, finishReason, index: 0 }],
+        usageMetadata,
+        modelVersion: model,
+        responseId,
+      };
       if (!streaming) {
-        return {
-          status: 200,
-          json: {
-            candidates: [{ content: { role: 'model', parts }, finishReason, index: 0 }],
-            usageMetadata,
-            modelVersion: model,
-            responseId,
-          },
-        };
+        return { status: 200, json: request.reply };
       }
       const events = parts.map((part, index) => ({
         data: {

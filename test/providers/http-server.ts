@@ -24,6 +24,8 @@ export interface ProviderRequest {
   status?: number;
   /** Why the server rejected the request: a broken rule, or an overflow. */
   rejection?: ProviderRejection;
+  /** What the server answered (the response object, also when it was streamed as events). */
+  reply?: Record<string, unknown>;
 }
 
 /** A rejected request: which kind, and the provider's own error message. */

@@ -354,6 +354,7 @@ export async function startOpenAIResponsesServer({
         error: null,
         usage,
       };
+      request.reply = response;
       if (!request.stream) return { status: 200, json: response };
       return { status: 200 as const, events: streamEvents(response) };
     },
