@@ -43,8 +43,8 @@ import {
 } from './scripted-reply.js';
 
 export const ANTHROPIC_TOKENIZER: ProviderTokenizerSettings = {
-  scale: 1.12,
-  punctuationWeight: 0.2,
+  scale: 1.2,
+  punctuationWeight: 0.28,
   cjkWeight: 0.6,
   perMessage: 4,
   perBlock: 3,

@@ -35,8 +35,8 @@ import {
 } from './scripted-reply.js';
 
 export const GEMINI_TOKENIZER: ProviderTokenizerSettings = {
-  scale: 1.05,
-  punctuationWeight: 0.12,
+  scale: 1.18,
+  punctuationWeight: 0.3,
   cjkWeight: 0.3,
   perMessage: 3,
   perBlock: 2,
