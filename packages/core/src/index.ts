@@ -115,6 +115,7 @@ export { MEMORY_CARD_TYPES } from './contracts/index.js';
 export type { CtxmemErrorOptions } from './errors/index.js';
 // Errors: one class per fault, each with an `isInstance` check.
 export {
+  AlreadyExistsError,
   BudgetExceededError,
   ConflictError,
   CorruptDataError,
@@ -161,6 +162,18 @@ export {
   mergeCards,
   SUPERSEDING_CARD_TYPES,
 } from './memory/index.js';
+export type {
+  MemoryToolBackend,
+  MemoryToolBackendOptions,
+  MemoryToolCommand,
+  MemoryToolCommandName,
+} from './memory-files/index.js';
+// The storage behind Anthropic's memory tool: files that are memory cards.
+export {
+  createMemoryToolBackend,
+  MAX_MEMORY_FILE_CHARACTERS,
+  MEMORY_FILE_TAG,
+} from './memory-files/index.js';
 export type {
   AiSdkModelMessage,
   AnthropicMessagesBody,

@@ -54,6 +54,12 @@ export {
   testMemoryStore,
 } from './memory-store-suite.js';
 export {
+  type MemoryToolFactories,
+  type MemoryToolSubject,
+  TRAVERSAL_ATTEMPTS,
+  testMemoryToolBackend,
+} from './memory-tool-suite.js';
+export {
   type OffloadStoreFactory,
   type OffloadStoreFactoryOptions,
   testOffloadStore,
