@@ -87,6 +87,7 @@ describe('createMemoryToolBackend', () => {
         /insert_line/u,
       ],
       [{ command: 'view', path: 7 }, 'path', /path/u],
+      [{ command: 'view', path: '/memories/a', view_range: [1] }, 'view_range', /view_range/u],
       [null, 'input', /Invalid input/u],
     ];
     for (const [input, argument, message] of cases) {

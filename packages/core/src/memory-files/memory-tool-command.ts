@@ -44,8 +44,11 @@ const commandSchema = z.object({
     .describe(
       'view, create, str_replace, insert, delete: a path under /memories, such as /memories/notes.md.',
     ),
+  // An array of two rather than a tuple: tuple schemas (`items` as a list) are refused by some
+  // providers' function-calling validators.
   view_range: z
-    .tuple([z.number(), z.number()])
+    .array(z.number())
+    .length(2)
     .optional()
     .describe('view of a file: [first_line, last_line], 1-based; last_line -1 reads to the end.'),
   file_text: z.string().optional().describe('create: the text of the new file.'),
