@@ -234,6 +234,7 @@ describe('ctxmem mcp over stdio', () => {
       ['remove_memory', { ids: 'abc' }, /ids/],
       ['remove_memory', { ids: [5] }, /ids/],
       ['remove_memory', { ids: many(101, 'a') }, /ids/],
+      ['remove_memory', { ids: many(5_000, 'a') }, /more than the maximum of 1000 elements/],
       ['remove_memory', { ids: ['../../x'] }, /Invalid card id.*\.\./i],
       ['remove_memory', { ids: ['no-such-card'] }, /No memory with id "no-such-card"/],
       ['recall_conversation', { turn_numbers: [] }, /turn_numbers/],
