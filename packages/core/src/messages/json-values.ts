@@ -351,12 +351,77 @@ export function checkJsonValue(
   path: string,
   { binaryData = false }: { binaryData?: boolean } = {},
 ): void {
-  inspectJsonValue(value, path, {
-    checkText: false,
-    repair: false,
-    binaryData,
-    maxDepth: MAX_MESSAGE_JSON_DEPTH + ENVELOPE_LEVELS,
-  });
+  const maxDepth = MAX_MESSAGE_JSON_DEPTH + ENVELOPE_LEVELS;
+  // Most input is plainly JSON (often straight from JSON.parse): a quick pass proves it. Anything
+  // it cannot vouch for (an object met twice, a bad value, a getter that throws) is walked again
+  // by the exact check, which names the path or accepts a shared (not circular) object.
+  if (isPlainJson(value, binaryData, maxDepth)) return;
+  inspectJsonValue(value, path, { checkText: false, repair: false, binaryData, maxDepth });
+}
+
+/** Containers the quick pass visits before it leaves the rest to the exact check. */
+const PLAIN_JSON_VISITS = 1_000_000;
+
+/**
+ * True when `value` is certainly JSON: plain objects and arrays, strings, finite numbers,
+ * booleans, null (and bytes and URLs with `binaryData`), within `maxDepth`. No paths, copies,
+ * frames or sets (an identity set costs more than the rest of the walk on fresh objects, which
+ * get their identity hash on first use): a cycle shows as nesting past `maxDepth`, and a value
+ * that shares its objects so much that it takes more than `PLAIN_JSON_VISITS` visits goes to the
+ * exact check, which walks each object once. False does not mean invalid, only "check exactly".
+ */
+function isPlainJson(value: unknown, binaryData: boolean, maxDepth: number): boolean {
+  const stack: unknown[] = [value];
+  const depths: number[] = [1];
+  let visits = 0;
+  try {
+    while (stack.length > 0) {
+      const item = stack.pop();
+      const depth = depths.pop()!;
+      if (typeof item !== 'object' || item === null) {
+        if (!isJsonLeaf(item)) return false;
+        continue;
+      }
+      if (depth > maxDepth || ++visits > PLAIN_JSON_VISITS) return false;
+      if (Array.isArray(item)) {
+        for (let index = 0; index < item.length; index++) {
+          const child = item[index];
+          if (typeof child === 'object' && child !== null) {
+            stack.push(child);
+            depths.push(depth + 1);
+          } else if (!isJsonLeaf(child)) return false;
+        }
+        continue;
+      }
+      const prototype = Object.getPrototypeOf(item);
+      if (prototype !== Object.prototype && prototype !== null) {
+        if (binaryData && isBinaryOrUrl(item)) continue;
+        return false;
+      }
+      for (const key in item) {
+        const child = (item as Record<string, unknown>)[key];
+        if (typeof child === 'object' && child !== null) {
+          stack.push(child);
+          depths.push(depth + 1);
+        } else if (child !== undefined && !isJsonLeaf(child)) return false;
+      }
+    }
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function isJsonLeaf(item: unknown): boolean {
+  switch (typeof item) {
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      return Number.isFinite(item);
+    default:
+      return item === null;
+  }
 }
 
 /** True when `value` nests deeper than `limit` arrays/objects (iterative; stops early). */

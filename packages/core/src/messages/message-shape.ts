@@ -77,9 +77,10 @@ function checkProviderOptions(
 const EXTRA_FIELDS: InspectContext = { checkText: false, repair: false };
 
 /**
- * Reads every enumerable field of `value` (a getter that throws fails here, at its path) and
- * checks the fields not in `known` as JSON: a host's own fields travel with the message into
- * stores and prompts, so a cycle, a BigInt or a function there would fail far from its cause.
+ * Checks the fields of `value` not in `known` as JSON: a host's own fields travel with the
+ * message into stores and prompts, so a cycle, a BigInt or a function there would fail far from
+ * its cause. A getter that throws fails here, at its path. Known fields are left to their checks
+ * (a getter of one that throws fails there, at the enclosing path).
  */
 function checkExtraFields(
   value: Record<string, unknown>,
@@ -87,7 +88,9 @@ function checkExtraFields(
   path: string,
   ancestors: readonly object[],
 ): void {
-  for (const key of Object.keys(value)) {
+  // `for…in` allocates no key list; a plain object has no enumerable inherited keys.
+  for (const key in value) {
+    if (known.has(key)) continue;
     let field: unknown;
     try {
       field = value[key];
@@ -99,8 +102,7 @@ function checkExtraFields(
         cause: error,
       });
     }
-    if (field === undefined || known.has(key)) continue;
-    inspectJsonValue(field, joinPath(path, key), EXTRA_FIELDS, ancestors);
+    if (field !== undefined) inspectJsonValue(field, joinPath(path, key), EXTRA_FIELDS, ancestors);
   }
 }
 
@@ -182,12 +184,23 @@ export function checkMessage(value: unknown, index: number, context: ValidationC
  * does not know. For a message whose fingerprint was checked already: cheap, since these are few.
  */
 export function checkUnfingerprintedFields(value: unknown, index: number): void {
+  if (onlyFingerprintedFields(value)) return;
   const path = `messages[${index}]`;
   readingAt(path, () => {
     if (!isPlainObject(value)) fail(path, `expected a message object, got ${describeValue(value)}`);
     checkExtraFields(value, messageFields, path, [value]);
     if (value.ctxmem !== undefined) checkCtxmem(value.ctxmem, `${path}.ctxmem`);
   });
+}
+
+/** The fields a fingerprint covers (the id's shape is part of its key). */
+const fingerprintedFields = new Set(['role', 'content', 'name', 'providerOptions', 'id']);
+
+/** Most messages hold no other field: one pass over their keys, reading no value. */
+function onlyFingerprintedFields(value: unknown): boolean {
+  if (!isPlainObject(value)) return false;
+  for (const key in value) if (!fingerprintedFields.has(key)) return false;
+  return true;
 }
 
 function checkMessageAt(value: unknown, path: string, context: ValidationContext): Message {
