@@ -269,8 +269,8 @@ export class ContextChatMemory extends BaseChatMemory {
     result: PrepareResult;
   }> {
     const { context, converter } = this[SHARED];
-    // A copy: the chat history's own array is never touched.
-    const original = [...(await this.chatHistory.getMessages())];
+    // A copy: the chat history's own array is never touched (`slice` keeps holes, to be named).
+    const original = (await this.chatHistory.getMessages()).slice();
     const reserved = reservedTokens ?? this.lastReservedTokens ?? this.templateTokens;
     const result = await context.manager.prepare(converter.fromLangChain(original), {
       scope: this.scope,
