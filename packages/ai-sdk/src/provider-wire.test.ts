@@ -49,6 +49,30 @@ function openaiReasoningReferences(setup: ProviderSetup): number {
   ).length;
 }
 
+describe('a streamed Anthropic answer in the history', () => {
+  it('is accepted on the next call: its custom part is carried, not rejected', async () => {
+    setup = await startProvider('anthropic', { contextWindow: WINDOW });
+    const middleware = createMiddleware(setup, { contextWindow: WINDOW });
+    const { outcomes, messages } = await playConversation({
+      setup,
+      middleware,
+      tools: lookupTool({ resultWords: 50 }),
+      turns: 3,
+      mode: (turn) => (turn === 3 ? 'generate' : 'stream'),
+      maxOutputTokens: 1_000,
+      userText: (turn) => `Question ${turn}: look up record ${turn}.`,
+    });
+    // @ai-sdk/anthropic starts every streamed step with this part (AI SDK 7 `CustomPart`).
+    expect(JSON.stringify(messages)).toContain('"kind":"anthropic.message_start"');
+    expect(outcomes.map((outcome) => outcome.error && describeError(outcome.error))).toEqual([
+      undefined,
+      undefined,
+      undefined,
+    ]);
+    expect(setup.server.rejected()).toEqual([]);
+  });
+});
+
 describe.each(PROVIDERS)('the middleware on the wire: %s', (name) => {
   it('sends only requests the provider accepts over a long tool loop with compaction', async () => {
     setup = await startProvider(name, { contextWindow: WINDOW * 2 });
