@@ -286,7 +286,16 @@ describe('the reason a summarizer failed, in the stored record', () => {
 
 describe('reconstructCallRecords', () => {
   it('rebuilds the calls after the latest stored compaction as the manager recorded them', async () => {
-    const { historyStore, manager, conversation, results } = await playRecorded();
+    const historyStore = createInMemoryHistoryStore();
+    const manager = createContextManager({ contextWindow: 6_000, counter, historyStore });
+    const conversation = sharedConversation(40);
+    // Played until a call follows the latest compaction, whichever call the cadence compacts on.
+    const results: Awaited<ReturnType<typeof manager.prepare>>[] = [];
+    for (let end = 2; end <= conversation.length; end += 2) {
+      const result = await manager.prepare(conversation.slice(0, end), { scope });
+      results.push(result);
+      if (!result.compacted && results.filter((call) => call.compacted).length >= 2) break;
+    }
     const state = (await historyStore.getState(scope))!;
     const history = await historyStore.read(scope);
     const ends = results.map((_, index) => 2 * (index + 1));
@@ -300,7 +309,7 @@ describe('reconstructCallRecords', () => {
     });
 
     // A forced compaction writes the manager's own records of those calls: the same but the time.
-    await manager.prepare(conversation, { scope, force: true });
+    await manager.prepare(conversation.slice(0, 2 * results.length), { scope, force: true });
     const written = (await historyStore.getState(scope))!.calls!;
     const withoutTime = ({ at: _, ...record }: CallRecord) => record;
     expect(rebuilt.map(withoutTime)).toEqual(
