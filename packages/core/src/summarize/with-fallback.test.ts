@@ -6,6 +6,7 @@ import {
   createExtractiveSummarizer,
   createModelSummarizer,
   renderSummary,
+  withCircuitBreaker,
   withFallback,
 } from './index.js';
 
@@ -31,6 +32,17 @@ describe('withFallback', () => {
     expect(result.fallback).toBeUndefined();
     expect(result.calls).toBe(1);
     expect(result.summary.sections.decisions).toEqual(['Use Postgres 16.']);
+  });
+
+  it("plans with the primary's summary bound: the fallback is the exception", () => {
+    const model = createModelSummarizer({
+      complete: createScriptedComplete([]),
+      counter,
+      maxSummaryTokens: 700,
+    });
+    expect(withFallback(model, extractive).maxSummaryTokens).toBe(700);
+    expect(withCircuitBreaker(model).maxSummaryTokens).toBe(700);
+    expect(withFallback(extractive, model).maxSummaryTokens).toBeUndefined();
   });
 
   it('falls back to the extractive summarizer and reports from where and why', async () => {

@@ -28,6 +28,10 @@ export function withFallback(primary: Summarizer, ...fallbacks: Summarizer[]): S
 
   return {
     name,
+    // Compaction plans with what the primary writes; a fallback is the exception.
+    ...(primary.maxSummaryTokens === undefined
+      ? {}
+      : { maxSummaryTokens: primary.maxSummaryTokens }),
     async summarize(request: SummarizeRequest): Promise<SummarizeResult> {
       const reasons: string[] = [];
       let firstError: unknown;
