@@ -41,7 +41,8 @@ export interface ModelSummarizerOptions {
   /**
    * The longest summary the model is asked to write, in tokens, however much room a compaction
    * gives it (`maxTokens`): output costs time and money, and a model writes about 50 tokens a
-   * second. The extractive fallback may still fill the whole room.
+   * second. Behind `withFallback`, the fallback is asked for no more (compaction planned with it);
+   * the extractive summarizer used alone fills the whole room.
    * @default MODEL_SUMMARY_MAX_TOKENS (1,500)
    */
   maxSummaryTokens?: number;

@@ -45,6 +45,19 @@ describe('withFallback', () => {
     expect(withFallback(extractive, model).maxSummaryTokens).toBeUndefined();
   });
 
+  it("asks a fallback for no more than the primary's bound", async () => {
+    const model = createModelSummarizer({
+      complete: createScriptedComplete([new Error('down')]),
+      counter,
+      maxSummaryTokens: 40,
+    });
+    const fallback = createFailingSummarizer('also down');
+    await withFallback(model, fallback)
+      .summarize({ messages, maxTokens: 300 })
+      .catch(() => {});
+    expect(fallback.requests[0]!.maxTokens).toBe(40);
+  });
+
   it('falls back to the extractive summarizer and reports from where and why', async () => {
     const model = createModelSummarizer({
       complete: createScriptedComplete([new Error('HTTP 500')]),
