@@ -188,6 +188,9 @@ describe('createContextManager', () => {
     const search = createMemorySearch({ store: memoryStore });
     const manager = createContextManager({
       contextWindow: 6_000,
+      // A window this small has the budget cap the default trigger: a prompt just under it would
+      // leave no room to inject, whichever turn the question comes on. A lower trigger always does.
+      threshold: 0.7,
       counter,
       memory: { store: memoryStore, search },
     });
