@@ -126,9 +126,11 @@ export function arbitraryMessages(options: ArbitraryMessagesOptions = {}): fc.Ar
   });
   const longReasoning = fc
     .tuple(text, fc.integer({ min: 2_000, max: 12_000 }))
-    .map(([chunk, length]) =>
-      (chunk || 'thinking').repeat(Math.ceil(length / Math.max(1, chunk.length || 8))),
-    );
+    .map(([chunk, length]) => {
+      // Whole repetitions only, so that a surrogate pair is never cut in half.
+      const unit = chunk === '' ? 'thinking ' : chunk;
+      return unit.repeat(Math.ceil(length / unit.length));
+    });
   const opaque: fc.Arbitrary<AssistantContentPart[]> = withOpaqueParts
     ? fc.array(
         fc.oneof(
