@@ -64,9 +64,13 @@ export function explainInvalidInput(error: unknown, messages: readonly Message[]
  */
 export function explainBudget(error: unknown, budget: Budget): unknown {
   if (!BudgetExceededError.isInstance(error)) return error;
-  const required = error.requiredTokens + budget.fixedTokens + budget.reserveTokens;
+  const { countRatio } = budget;
+  const required =
+    Math.ceil((error.requiredTokens + budget.fixedTokens) * countRatio) + budget.reserveTokens;
+  const scaled =
+    countRatio === 1 ? '' : ` (×${Math.round(countRatio * 100) / 100} as the provider counts)`;
   return new BudgetExceededError({
-    message: `The request cannot fit the ${budget.contextWindow}-token window: the system messages and the newest user message need ${error.requiredTokens} tokens, tool definitions and other fixed parts ${budget.fixedTokens} and the output reserve ${budget.reserveTokens}, ${required} in all.`,
+    message: `The request cannot fit the ${budget.contextWindow}-token window: the system messages and the newest user message need ${error.requiredTokens} tokens, tool definitions and other fixed parts ${budget.fixedTokens}${scaled} and the output reserve ${budget.reserveTokens}, ${required} in all.`,
     requiredTokens: required,
     budgetTokens: budget.contextWindow,
     cause: error,
