@@ -118,6 +118,7 @@ export { MEMORY_CARD_TYPES } from './contracts/index.js';
 export type { ContextOverflowAttempt, CtxmemErrorOptions } from './errors/index.js';
 // Errors: one class per fault, each with an `isInstance` check.
 export {
+  AlreadyExistsError,
   BudgetExceededError,
   ConflictError,
   ContextOverflowError,
@@ -136,7 +137,13 @@ export type {
   FlushNotes,
   FlushThresholdOptions,
 } from './flush/index.js';
-export { importMemoryFiles, NO_REPLY, requestFlushNotes, writeFlushNotes } from './flush/index.js';
+export {
+  importMemoryFiles,
+  NO_REPLY,
+  renderMemoryMarkdown,
+  requestFlushNotes,
+  writeFlushNotes,
+} from './flush/index.js';
 export type {
   FileHistoryStoreOptions,
   HistoryStoreOptions,
@@ -165,6 +172,18 @@ export {
   mergeCards,
   SUPERSEDING_CARD_TYPES,
 } from './memory/index.js';
+export type {
+  MemoryToolBackend,
+  MemoryToolBackendOptions,
+  MemoryToolCommand,
+  MemoryToolCommandName,
+} from './memory-files/index.js';
+// The storage behind Anthropic's memory tool: files that are memory cards.
+export {
+  createMemoryToolBackend,
+  MAX_MEMORY_FILE_CHARACTERS,
+  MEMORY_FILE_TAG,
+} from './memory-files/index.js';
 export type {
   AiSdkModelMessage,
   AnthropicMessagesBody,
@@ -307,17 +326,27 @@ export {
   hasPublicTokenizer,
 } from './tokens/index.js';
 export type {
+  AddMemoryInput,
+  AddMemoryResult,
+  ListMemoriesInput,
+  ListMemoriesResult,
+  MemoryCardResult,
   MemoryToolName,
   MemoryToolsOptions,
   RecallConversationResult,
   ReloadContextOptions,
   ReloadContextResult,
+  RemoveMemoryResult,
+  SchemaToolDefinition,
   SearchMemoryResult,
 } from './tools/index.js';
 export {
+  addMemoryTool,
   createMemoryTools,
+  listMemoriesTool,
   RELOAD_PAGE_TOKENS,
   recallConversationTool,
   reloadContextTool,
+  removeMemoryTool,
   searchMemoryTool,
 } from './tools/index.js';

@@ -7,6 +7,8 @@ import {
   InvalidMessageError,
 } from '../errors/index.js';
 import { validateMessages } from '../messages/index.js';
+import { describeThrown, describeValue } from '../messages/json-values.js';
+import { requireEntry } from '../messages/message-shape.js';
 import {
   checkToolPairing,
   repairMessages,
@@ -31,12 +33,29 @@ export function assertMessageArray(messages: unknown): asserts messages is reado
     });
   }
   for (let index = 0; index < messages.length; index++) {
+    const path = `messages[${index}]`;
+    requireEntry(messages, index, path);
     const message = messages[index] as { role?: unknown } | null;
-    const role = typeof message === 'object' && message !== null ? message.role : undefined;
+    if (typeof message !== 'object' || message === null) {
+      throw new InvalidMessageError({
+        message: `${path}: expected a message object, got ${describeValue(message)}`,
+        path,
+      });
+    }
+    let role: unknown;
+    try {
+      role = message.role;
+    } catch (error) {
+      throw new InvalidMessageError({
+        message: `${path}.role: reading it threw (${describeThrown(error)})`,
+        path: `${path}.role`,
+        cause: error,
+      });
+    }
     if (role !== 'system' && role !== 'user' && role !== 'assistant' && role !== 'tool') {
       throw new InvalidMessageError({
-        message: `messages[${index}] is not a message with a system, user, assistant or tool role.`,
-        path: `messages[${index}]`,
+        message: `${path} is not a message with a system, user, assistant or tool role.`,
+        path,
       });
     }
   }

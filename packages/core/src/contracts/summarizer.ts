@@ -110,5 +110,13 @@ export interface SummarizerFallback {
  */
 export interface Summarizer {
   readonly name: string;
+  /**
+   * The longest summary it writes, in tokens, however much room a request's `maxTokens` gives: a
+   * model summarizer bounds what it asks a model to write (output tokens cost time and money).
+   * Compaction plans what to evict with it, so that a summary smaller than the room does not
+   * leave the room unused.
+   * @default undefined (it may fill `maxTokens`)
+   */
+  readonly maxSummaryTokens?: number;
   summarize(request: SummarizeRequest): Promise<SummarizeResult>;
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  AlreadyExistsError,
   BudgetExceededError,
   ConflictError,
   ContextOverflowError,
@@ -94,6 +95,11 @@ describe('errors', () => {
         { path: 'messages[0]' },
       ],
       [new NotFoundError({ message, id: 'a' }), NotFoundError, { id: 'a' }],
+      [
+        new AlreadyExistsError({ message, id: '/memories/a.md' }),
+        AlreadyExistsError,
+        { id: '/memories/a.md' },
+      ],
       [
         new ScopeRequiredError({ message, field: 'userId' }),
         ScopeRequiredError,

@@ -1,3 +1,4 @@
+export { AlreadyExistsError } from './already-exists-error.js';
 export { BudgetExceededError } from './budget-exceeded-error.js';
 export { ConflictError } from './conflict-error.js';
 export {

@@ -9,7 +9,13 @@ import type {
 import { InvalidArgumentError, SummarizerError } from '../errors/index.js';
 import { messageText } from '../messages/index.js';
 import { createScriptedComplete } from '../test/summarizers.js';
-import { createModelSummarizer, emptySections, renderSummary, SUMMARY_HEADING } from './index.js';
+import {
+  createModelSummarizer,
+  emptySections,
+  MODEL_SUMMARY_MAX_TOKENS,
+  renderSummary,
+  SUMMARY_HEADING,
+} from './index.js';
 
 const counter: TokenCounter = {
   name: 'chars/4',
@@ -234,6 +240,33 @@ describe('createModelSummarizer', () => {
     expect(result.summary.sections.keyFacts.at(-1)).toBe('fact number 199');
   });
 
+  it('asks the model for at most maxSummaryTokens however large the room, with a bounded output', async () => {
+    const big = JSON.stringify({
+      summary: { keyFacts: Array.from({ length: 2_000 }, (_, index) => `fact number ${index}`) },
+    });
+    const complete = createScriptedComplete([big, big]);
+    const summarizer = createModelSummarizer({ complete, counter, contextWindow: 200_000 });
+    // The default bound: a compaction on a large window may offer 8,000 tokens of room.
+    expect(summarizer.maxSummaryTokens).toBe(MODEL_SUMMARY_MAX_TOKENS);
+    const result = await summarizer.summarize({ messages, maxTokens: 8_000 });
+    const [request] = complete.requests;
+    expect(request!.prompt).toContain(`under about ${MODEL_SUMMARY_MAX_TOKENS} tokens`);
+    // 1.5 × the summary asked for + 512 for the memories: 2,762, where 2 × 8,000 + 512 was asked before.
+    expect(request!.maxOutputTokens).toBe(2_762);
+    // A longer answer is trimmed to the bound, which compaction planned with.
+    expect(counter.countText(renderSummary(result.summary))).toBeLessThanOrEqual(
+      MODEL_SUMMARY_MAX_TOKENS,
+    );
+
+    // A smaller room is what the model is asked for; a bound of one's own is honoured.
+    await createModelSummarizer({ complete, counter, maxSummaryTokens: 400 }).summarize({
+      messages,
+      maxTokens: 300,
+    });
+    expect(complete.requests[1]!.prompt).toContain('under about 300 tokens');
+    expect(complete.requests[1]!.maxOutputTokens).toBe(1_024);
+  });
+
   it.each([
     ['an empty answer', ''],
     ['a whitespace answer', '  \n\t '],
@@ -413,6 +446,8 @@ describe('createModelSummarizer', () => {
       { complete, counter, contextWindow: 0 },
       { complete, counter, timeoutMs: -1 },
       { complete, counter, contextWindow: 1000, maxOutputTokens: 1000 },
+      { complete, counter, maxSummaryTokens: 0 },
+      { complete, counter, maxSummaryTokens: 1.5 },
     ]) {
       let caught: unknown;
       try {

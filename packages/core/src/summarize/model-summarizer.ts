@@ -45,8 +45,16 @@ export interface ModelSummarizerOptions {
   /** Context window of the summarizing model in tokens: every prompt plus `maxOutputTokens` fits in it. @default 32000 */
   contextWindow?: number;
   /**
+   * The longest summary the model is asked to write, in tokens, however much room a compaction
+   * gives it (`maxTokens`): output costs time and money, and a model writes about 50 tokens a
+   * second. Behind `withFallback`, the fallback is asked for no more (compaction planned with it);
+   * the extractive summarizer used alone fills the whole room.
+   * @default MODEL_SUMMARY_MAX_TOKENS (1,500)
+   */
+  maxSummaryTokens?: number;
+  /**
    * Output tokens requested per call (and reserved in the window).
-   * @default twice the request's `maxTokens` plus 512 for the memories, between 1024 and a quarter of the window
+   * @default one and a half times the summary asked for (`maxTokens`, at most `maxSummaryTokens`) plus 512 for the memories, between 1,024 and a quarter of the window
    */
   maxOutputTokens?: number;
   /**
@@ -66,6 +74,20 @@ export interface ModelSummarizerOptions {
   /** Characters of head and tail excerpt sent for a message too large to send whole. @default 2000 */
   oversizedExcerptChars?: number;
 }
+
+/**
+ * The longest summary a model is asked to write by default: about 1,100 words. Written with its
+ * JSON and a few memories that is some 2,000 output tokens, about 25 seconds at 80 tokens a
+ * second, within the default 30-second timeout. The output allowance (1.5 × the summary + 512, so
+ * 2,762 tokens) leaves room for a model's overshoot, since an answer cut off at the limit is
+ * rejected. Sized by the room alone, a compaction on a large window asked for up to 16,512 output
+ * tokens: minutes and real money per compaction.
+ */
+export const MODEL_SUMMARY_MAX_TOKENS = 1_500;
+/** Output allowed per token of summary asked for: JSON quoting, and a model's overshoot. */
+const OUTPUT_PER_SUMMARY_TOKEN = 1.5;
+/** Output allowed for the memories besides the summary. */
+const MEMORY_OUTPUT_TOKENS = 512;
 
 /** Share of the window the previous summary may take in a prompt. */
 const PREVIOUS_SUMMARY_SHARE = 0.25;
@@ -95,15 +117,16 @@ interface PromptItem {
  *
  * When the model rejects a prompt as too long (`detectContextOverflow`: its provider counts more
  * than ctxmem, or its window is smaller than `contextWindow`), the summary is planned again in a
- * smaller window, once: the share the provider's numbers show (its count over ctxmem's, plus 5 %,
- * and its limit), or `OVERFLOW_RETRY_SHARE` without numbers. Later summaries start from that
- * window. A second rejection throws `SummarizerError` of kind `context-overflow`, and the fallback
- * (the extractive summarizer, in a context manager) writes the summary.
+ * smaller window, once: the provider's limit over the ratio its count shows, plus 5 %, or
+ * `OVERFLOW_RETRY_SHARE` of the window without numbers. Later summaries start from that window. A
+ * second rejection throws `SummarizerError` of kind `context-overflow`, and the fallback (the
+ * extractive summarizer, in a context manager) writes the summary.
  */
 export function createModelSummarizer({
   complete,
   counter,
   contextWindow = 32_000,
+  maxSummaryTokens = MODEL_SUMMARY_MAX_TOKENS,
   maxOutputTokens,
   timeoutMs = 30_000,
   name = 'model',
@@ -124,6 +147,7 @@ export function createModelSummarizer({
   requirePositiveInteger('toolResultChars', toolResultChars);
   requirePositiveInteger('toolArgumentsChars', toolArgumentsChars);
   requirePositiveInteger('oversizedExcerptChars', oversizedExcerptChars);
+  requirePositiveInteger('maxSummaryTokens', maxSummaryTokens);
   if (maxOutputTokens !== undefined) {
     requirePositiveInteger('maxOutputTokens', maxOutputTokens);
     if (maxOutputTokens >= contextWindow) {
@@ -164,18 +188,19 @@ export function createModelSummarizer({
    * as too long, then what the rejection showed (see `shareAfterOverflow`), kept for later calls.
    */
   let windowShare = 1;
-  /** ctxmem's count of the last prompt sent (system, prompt and output), for a rejection's ratio. */
+  /** ctxmem's count of the last prompt sent (system and prompt), for a rejection's ratio. */
   let lastPromptTokens = 0;
 
   return {
     name,
+    maxSummaryTokens,
     async summarize(request: SummarizeRequest): Promise<SummarizeResult> {
       const input = prepareSummaryInput(request, name);
-      const { maxTokens } = request;
+      const { maxTokens: room } = request;
       if (input.messages.length === 0) {
         // Nothing new: the previous summary stands (trimmed to the budget), no call needed.
         const summary = input.previousSummary
-          ? fitToBudget(input.previousSummary, maxTokens)
+          ? fitToBudget(input.previousSummary, room)
           : { sections: emptySections() };
         return { summary, cards: [], calls: 0 };
       }
@@ -207,10 +232,17 @@ export function createModelSummarizer({
     input: ReturnType<typeof prepareSummaryInput>,
     deadline: number,
   ): Promise<SummarizeResult> {
-    const { maxTokens, abortSignal } = request;
+    const { maxTokens: room, abortSignal } = request;
+    // What the model is asked to write; the room it may not fill stays the compaction's.
+    const maxTokens = Math.min(room, maxSummaryTokens);
     const window = Math.max(1, Math.floor(contextWindow * windowShare));
+
     const outputTokens =
-      maxOutputTokens ?? Math.min(Math.floor(window / 4), Math.max(1024, 2 * maxTokens + 512));
+      maxOutputTokens ??
+      Math.min(
+        Math.floor(window / 4),
+        Math.max(1024, Math.ceil(OUTPUT_PER_SUMMARY_TOKEN * maxTokens) + MEMORY_OUTPUT_TOKENS),
+      );
     const previousReserve = Math.floor(window * PREVIOUS_SUMMARY_SHARE);
     let previous = input.previousSummary;
     if (previous && counter.countText(renderSummary(previous)) > previousReserve) {
@@ -294,6 +326,7 @@ export function createModelSummarizer({
       const isLast = chunkIndex === chunks.length - 1;
       previous = fitToBudget(
         parsed.summary,
+        // Trimmed to what was asked even when the room is larger: compaction planned with it.
         isLast ? maxTokens : Math.min(maxTokens, previousReserve),
       );
       for (const card of parsed.cards) {

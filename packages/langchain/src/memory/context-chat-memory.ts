@@ -320,8 +320,8 @@ export class ContextChatMemory extends BaseChatMemory {
     reservedTokens?: number;
   }): Promise<{ messages: Message[]; options: PrepareOptions }> {
     const { converter } = this[SHARED];
-    // A copy: the chat history's own array is never touched.
-    const original = [...(await this.chatHistory.getMessages())];
+    // A copy: the chat history's own array is never touched (`slice` keeps holes, to be named).
+    const original = (await this.chatHistory.getMessages()).slice();
     const reserved = reservedTokens ?? this.lastReservedTokens ?? this.templateTokens;
     return {
       messages: converter.fromLangChain(original),
