@@ -246,6 +246,57 @@ describe('ctxmem compact --timeout', () => {
   });
 });
 
+describe('ctxmem compact --model against an endpoint with a smaller window', () => {
+  it('summarizes a smaller input when the endpoint rejects the prompt as too long', async () => {
+    // A server whose window is smaller than the model registry says: it rejects a prompt whose
+    // input (counted its own way: characters ÷ 3) and output exceed 4,000 tokens, in vLLM's
+    // words (vllm-project/vllm, the OpenAI server's input check), and summarizes the rest.
+    const limit = 4_000;
+    const accepted: boolean[] = [];
+    const vllm = (async (_url: unknown, init?: { body?: unknown }) => {
+      const body = JSON.parse(String(init?.body)) as {
+        messages: Array<{ content: string }>;
+        max_completion_tokens?: number;
+        max_tokens?: number;
+      };
+      const tokens = Math.ceil(body.messages.reduce((sum, m) => sum + m.content.length, 0) / 3);
+      const output = body.max_completion_tokens ?? body.max_tokens ?? 0;
+      accepted.push(tokens + output <= limit);
+      if (tokens + output > limit) {
+        return new Response(
+          JSON.stringify({
+            object: 'error',
+            message: `This model's maximum context length is ${limit} tokens. However, your request has ${tokens} input tokens. Please reduce the length of the input messages.`,
+            type: 'BadRequestError',
+            param: 'input_tokens',
+            code: 400,
+          }),
+          { status: 400 },
+        );
+      }
+      const summary = {
+        summary: { goal: ['Deploy the service.'], keyFacts: ['It was deployed.'] },
+      };
+      return new Response(
+        JSON.stringify({ choices: [{ message: { content: JSON.stringify(summary) } }] }),
+        { status: 200 },
+      );
+    }) as typeof globalThis.fetch;
+    const result = await run(
+      ['compact', agentSession, '--budget', '6000', '--model', 'gpt-4o-mini'],
+      { env: { OPENAI_API_KEY: 'sk-test' }, fetch: vllm },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    // Rejected once, then every smaller prompt went through.
+    expect(accepted[0]).toBe(false);
+    expect(accepted.slice(1).length).toBeGreaterThan(0);
+    expect(accepted.slice(1).every(Boolean)).toBe(true);
+    // It was not a failure: the summary came from the model, in a smaller window.
+    expect(result.stderr).not.toMatch(/The model endpoint failed/);
+    expect(result.stdout).toContain('Deploy the service.');
+  });
+});
+
 describe('ctxmem compact: memory tools in the output', () => {
   it('adds reload_context in the OpenAI format, within the budget', async () => {
     await writeFile(

@@ -85,6 +85,8 @@ export type SummarizerFailureKind =
   | 'empty'
   | 'circuit-open'
   | 'too-small'
+  /** The model rejected the prompt as too long for its window, twice (once at a smaller size). */
+  | 'context-overflow'
   | 'error';
 
 /** A summarizer's failure that a fallback covered. */

@@ -344,13 +344,14 @@ describe('contextMemoryMiddleware in createAgent', () => {
 
   it('prepares each model call once: the model call reuses what beforeModel prepared', async () => {
     const { events, memory, agent, prompts } = scriptedAgent();
-    const prepare = vi.spyOn(memory.manager, 'prepare');
+    const prepared = vi.spyOn(memory.manager, 'callModel');
     await runTurns(agent, 10);
     const compactions = events.filter((event) => event.type === 'compaction').length;
     const calls = prompts().length;
     expect(calls).toBe(30);
-    // One prepare per model call; the manager reuses its compaction of the prefix in between.
-    expect(prepare.mock.calls.length).toBe(calls);
+    // One preparation per model call (no rejection, so no retry); the manager reuses its
+    // compaction of the prefix in between.
+    expect(prepared.mock.calls.length).toBe(calls);
     expect(compactions).toBeGreaterThan(0);
     expect(compactions).toBeLessThan(calls / 3);
   });
