@@ -40,9 +40,11 @@ export { createContextManager, defaultMemoryScope } from './context/index.js';
 export type {
   AssistantContentPart,
   AssistantMessage,
+  CallCalibration,
   CallCompaction,
   CallCompactionSource,
   CallComposition,
+  CallOverflow,
   CallRecord,
   CallStrategy,
   CompactionReport,
@@ -55,6 +57,7 @@ export type {
   CompressionSettings,
   CompressionState,
   CompressionStrategy,
+  CountCalibrationState,
   CtxmemEvent,
   CtxmemMessageKind,
   CtxmemMessageMetadata,
@@ -112,12 +115,13 @@ export type {
   WorkingState,
 } from './contracts/index.js';
 export { MEMORY_CARD_TYPES } from './contracts/index.js';
-export type { CtxmemErrorOptions } from './errors/index.js';
+export type { ContextOverflowAttempt, CtxmemErrorOptions } from './errors/index.js';
 // Errors: one class per fault, each with an `isInstance` check.
 export {
   AlreadyExistsError,
   BudgetExceededError,
   ConflictError,
+  ContextOverflowError,
   CorruptDataError,
   CtxmemError,
   InvalidArgumentError,
@@ -226,6 +230,21 @@ export type {
   OffloadStoreOptions,
 } from './offload/index.js';
 export { createFileOffloadStore, createInMemoryOffloadStore } from './offload/index.js';
+export type {
+  ContextOverflow,
+  CountCalibration,
+  CountCalibrationOptions,
+  ProviderUsage,
+} from './provider/index.js';
+// What the provider says: its "too long" rejections and its counts.
+export {
+  COUNT_RATIO_BOUNDS,
+  createCountCalibration,
+  defaultCountRatio,
+  detectContextOverflow,
+  OVERFLOW_RETRY_MARGIN,
+  OVERFLOW_RETRY_SHARE,
+} from './provider/index.js';
 export type {
   Bm25Hit,
   Bm25Index,

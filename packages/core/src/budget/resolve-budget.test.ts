@@ -17,6 +17,7 @@ describe('resolveBudget', () => {
   it('applies the defaults: trigger at 80 %, target 60 %, reserve 10 % or 2,000', () => {
     expect(resolveBudget({ contextWindow: 128_000 })).toEqual({
       contextWindow: 128_000,
+      countRatio: 1,
       fixedTokens: 0,
       reserveTokens: 12_800,
       budgetTokens: 115_200,
@@ -41,6 +42,30 @@ describe('resolveBudget', () => {
       targetTokens: 5_820,
     });
     expect(budget.budgetTokens + budget.fixedTokens + budget.reserveTokens).toBe(16_000);
+  });
+
+  it("divides the room for counted tokens by the count ratio; the output stays the provider's", () => {
+    const budget = resolveBudget({
+      contextWindow: 16_000,
+      fixedTokens: 1_000,
+      outputTokens: 2_000,
+      countRatio: 1.3,
+    });
+    expect(budget).toMatchObject({
+      countRatio: 1.3,
+      reserveTokens: 2_000,
+      // (16,000 − 2,000) / 1.3 = 10,769 counted tokens, less the tools.
+      budgetTokens: 9_769,
+      triggerTokens: Math.floor(0.8 * (Math.floor(16_000 / 1.3) - 1_000)),
+    });
+    // What the provider counts of the whole request still fits its window.
+    expect(
+      (budget.budgetTokens + budget.fixedTokens) * 1.3 + budget.reserveTokens,
+    ).toBeLessThanOrEqual(16_000);
+    expect(() => resolveBudget({ contextWindow: 8_000, countRatio: 0 })).toThrow(/countRatio/);
+    expect(() => resolveBudget({ contextWindow: 8_000, countRatio: Number.NaN })).toThrow(
+      /countRatio/,
+    );
   });
 
   it('throws BudgetExceededError with the numbers when tools and output leave no room', () => {

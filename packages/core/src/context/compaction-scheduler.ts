@@ -164,7 +164,7 @@ export function createCompactionScheduler(options: CompactionSchedulerOptions) {
     state,
     messages,
     fingerprints,
-  }: CompactionInput): Promise<ResumedSession> {
+  }: Omit<CompactionInput, 'budget'>): Promise<ResumedSession> {
     let entry = state.entry;
     if (entry && !matchesPrefix(entry, fingerprints)) entry = undefined;
     if (!entry && !state.entry) {

@@ -74,7 +74,10 @@ export function explainBudget(error: unknown, budget: Budget): unknown {
 }
 
 /** The manager's budget settings: what every request's budget is resolved from. */
-export type BudgetSettings = Omit<ResolveBudgetOptions, 'fixedTokens' | 'outputTokens'>;
+export type BudgetSettings = Omit<
+  ResolveBudgetOptions,
+  'fixedTokens' | 'outputTokens' | 'countRatio'
+>;
 
 /** The budget of one request, with what its tool definitions cost. */
 export interface RequestBudget {
@@ -85,15 +88,32 @@ export interface RequestBudget {
   reservedTokens: number;
 }
 
+/** What a request's budget is computed with besides the request's own figures. */
+export interface BudgetScale {
+  /** Provider tokens per counted token (see `resolveBudget`). @default 1 */
+  countRatio?: number;
+  /** A window smaller than the manager's (a provider's reported limit). @default the manager's */
+  contextWindow?: number;
+}
+
 /**
- * The manager's budget (`budget`, used as is by requests without tools, output or reserved
- * tokens) and the budget of each request (`budgetFor`): the manager's, less its tool definitions,
- * what the caller adds around the messages, and the requested output.
+ * The manager's budget (`budgetOf`: a request without tools, output or reserved tokens) and the
+ * budget of each request (`budgetFor`): the manager's, less its tool definitions, what the caller
+ * adds around the messages, and the requested output, at the count ratio of the moment.
  */
 export function createRequestBudget(settings: BudgetSettings, counter: TokenCounter) {
-  const budget = resolveBudget(settings);
+  // Checks the settings once, up front.
+  resolveBudget(settings);
   /** The last request budget: an application sends the same tools and limits call after call. */
-  let last: { fixedTokens: number; outputTokens: number | undefined; budget: Budget } | undefined;
+  let last:
+    | {
+        fixedTokens: number;
+        outputTokens: number | undefined;
+        countRatio: number;
+        contextWindow: number;
+        budget: Budget;
+      }
+    | undefined;
   /** The latest tool sets and their counts, newest first (an application sends a few). */
   const toolCounts: Array<{ tools: unknown; tokens: number }> = [];
 
@@ -117,10 +137,34 @@ export function createRequestBudget(settings: BudgetSettings, counter: TokenCoun
     return tokens;
   }
 
+  function resolved(
+    fixedTokens: number,
+    outputTokens: number | undefined,
+    { countRatio = 1, contextWindow = settings.contextWindow }: BudgetScale,
+  ): Budget {
+    if (
+      last?.fixedTokens !== fixedTokens ||
+      last.outputTokens !== outputTokens ||
+      last.countRatio !== countRatio ||
+      last.contextWindow !== contextWindow
+    ) {
+      const budget = resolveBudget({
+        ...settings,
+        contextWindow,
+        fixedTokens,
+        countRatio,
+        ...(outputTokens === undefined ? {} : { outputTokens }),
+      });
+      last = { fixedTokens, outputTokens, countRatio, contextWindow, budget };
+    }
+    return last.budget;
+  }
+
   function budgetFor(
     tools: readonly unknown[] | undefined,
     maxOutputTokens: number | undefined,
     reservedTokens = 0,
+    scale: BudgetScale = {},
   ): RequestBudget {
     if (!Number.isSafeInteger(reservedTokens) || reservedTokens < 0) {
       throw new InvalidArgumentError({
@@ -128,27 +172,15 @@ export function createRequestBudget(settings: BudgetSettings, counter: TokenCoun
         argument: 'reservedTokens',
       });
     }
-    if (
-      (tools === undefined || tools.length === 0) &&
-      maxOutputTokens === undefined &&
-      reservedTokens === 0
-    ) {
-      return { budget, toolTokens: 0, reservedTokens: 0 };
-    }
-    const definitions = tools === undefined ? 0 : toolTokens(tools);
-    const fixedTokens = definitions + reservedTokens;
-    if (last?.fixedTokens !== fixedTokens || last.outputTokens !== maxOutputTokens) {
-      const request = resolveBudget({
-        ...settings,
-        fixedTokens,
-        ...(maxOutputTokens === undefined ? {} : { outputTokens: maxOutputTokens }),
-      });
-      last = { fixedTokens, outputTokens: maxOutputTokens, budget: request };
-    }
-    return { budget: last.budget, toolTokens: definitions, reservedTokens };
+    const definitions = tools === undefined || tools.length === 0 ? 0 : toolTokens(tools);
+    const budget = resolved(definitions + reservedTokens, maxOutputTokens, scale);
+    return { budget, toolTokens: definitions, reservedTokens };
   }
 
-  return { budget, budgetFor };
+  return {
+    budgetOf: (scale: BudgetScale = {}) => resolved(0, undefined, scale),
+    budgetFor,
+  };
 }
 
 export interface RepairOptions {

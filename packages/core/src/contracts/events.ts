@@ -9,6 +9,21 @@ export type CtxmemEvent =
   | { type: 'memory-injection'; scope: Scope; cards: number; tokens: number }
   | { type: 'memory-flush'; scope: Scope; stored: number; skipped: boolean; error?: string }
   /** The input history's tool calls and results did not pair up and were repaired for the prompt. */
-  | { type: 'input-repaired'; scope: Scope; repairs: string[] };
+  | { type: 'input-repaired'; scope: Scope; repairs: string[] }
+  /**
+   * The provider rejected a request as too long. `retrying`: ctxmem prepares it again, smaller
+   * (at `ratio` provider tokens per counted token), and sends it once more; `rejected-again`: the
+   * retry was rejected too and the call fails with `ContextOverflowError`. Counts are ctxmem's
+   * (`countedTokens`: of the rejected request) and the provider's, when its error said.
+   */
+  | {
+      type: 'context-overflow';
+      scope: Scope;
+      outcome: 'retrying' | 'rejected-again';
+      countedTokens: number;
+      providerTokens?: number;
+      limitTokens?: number;
+      ratio: number;
+    };
 
 export type EventListener = (event: CtxmemEvent) => void;

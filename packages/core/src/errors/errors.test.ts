@@ -3,6 +3,7 @@ import {
   AlreadyExistsError,
   BudgetExceededError,
   ConflictError,
+  ContextOverflowError,
   CorruptDataError,
   CtxmemError,
   InvalidArgumentError,
@@ -27,6 +28,23 @@ describe('errors', () => {
     expect(InvalidIdError.isInstance(error)).toBe(false);
     expect(error.name).toBe('CtxmemBudgetExceededError');
     expect(error.requiredTokens).toBe(10);
+  });
+
+  it('gives a ContextOverflowError its counts and, by default, one attempt of them', () => {
+    const cause = new Error('prompt is too long: 208310 tokens > 200000 maximum');
+    const error = new ContextOverflowError({
+      message: 'too long',
+      countedTokens: 160_000,
+      providerTokens: 208_310,
+      limitTokens: 200_000,
+      cause,
+    });
+    expect(ContextOverflowError.isInstance(error)).toBe(true);
+    expect(error.name).toBe('CtxmemContextOverflowError');
+    expect(error.attempts).toEqual([
+      { countedTokens: 160_000, providerTokens: 208_310, limitTokens: 200_000 },
+    ]);
+    expect(error.cause).toBe(cause);
   });
 
   it('rejects look-alikes and non-errors', () => {
