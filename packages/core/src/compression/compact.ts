@@ -224,6 +224,14 @@ async function compactAdmitted(
       // A failing listener must not fail the compaction.
     }
   };
+  emit({
+    type: 'compaction-start',
+    scope,
+    trigger: reportTrigger,
+    tokensBefore,
+    budgetTokens,
+    targetTokens,
+  });
   const context: CompressionContext = {
     counter: cached,
     targetTokens,

@@ -1,8 +1,20 @@
-import type { CompactionReport, StrategyReport } from './compression.js';
+import type { CompactionReport, CompactionTrigger, StrategyReport } from './compression.js';
 import type { Scope } from './scope.js';
 
 /** Events reported to `onEvent`. Message content is never included. */
 export type CtxmemEvent =
+  /**
+   * A compaction begins (its prompt is over the target, or it is forced): `compaction` follows
+   * when it is done, unless it fails. A model summarizer can take seconds in between.
+   */
+  | {
+      type: 'compaction-start';
+      scope: Scope;
+      trigger: CompactionTrigger;
+      tokensBefore: number;
+      budgetTokens: number;
+      targetTokens: number;
+    }
   | { type: 'compaction'; scope: Scope; report: CompactionReport }
   | { type: 'strategy'; scope: Scope; report: StrategyReport }
   | { type: 'summarizer-fallback'; scope: Scope; from: string; reason: string }
