@@ -261,6 +261,7 @@ async function compactAdmitted(
         scope,
         from: report.fallback.from,
         reason: report.fallback.reason,
+        ...(report.fallback.kind ? { kind: report.fallback.kind } : {}),
       });
     }
   };
