@@ -165,7 +165,7 @@ export function createCompactionScheduler(options: CompactionSchedulerOptions) {
           },
           async (span) => {
             const compacted = await run();
-            recordCompaction(span, compacted.report);
+            if (span.isRecording()) recordCompaction(span, compacted.report);
             return compacted;
           },
         )

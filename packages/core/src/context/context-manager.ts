@@ -316,7 +316,10 @@ export function createContextManager(given: ContextManagerOptions = {}): Context
           },
           async (span) => {
             const result = await prepareUntraced(messages, prepareOptions, retry);
-            span.setAttributes(prepareAttributes(result, prepared.get(result)?.record));
+            // A span no SDK records (sampled out, or no SDK) is not worth the attributes.
+            if (span.isRecording()) {
+              span.setAttributes(prepareAttributes(result, prepared.get(result)?.record));
+            }
             return result;
           },
         );

@@ -111,6 +111,7 @@ export function traceSearch(telemetry: Telemetry, search: MemorySearcher): Memor
             query,
             options,
           )) as MemorySearchHit[];
+          if (!span.isRecording()) return hits;
           span.setAttributes({
             'ctxmem.search.hits': hits.length,
             // Card ids and scores: which memories were found, never what they say.
@@ -238,7 +239,7 @@ export function traceComplete(
       },
       async (span) => {
         const answer = await complete(request);
-        recordAnswer(span, textOf(answer), telemetry.recordContent);
+        if (span.isRecording()) recordAnswer(span, textOf(answer), telemetry.recordContent);
         return answer;
       },
       SpanKind.CLIENT,
