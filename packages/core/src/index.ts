@@ -137,7 +137,13 @@ export type {
   FlushNotes,
   FlushThresholdOptions,
 } from './flush/index.js';
-export { importMemoryFiles, NO_REPLY, requestFlushNotes, writeFlushNotes } from './flush/index.js';
+export {
+  importMemoryFiles,
+  NO_REPLY,
+  renderMemoryMarkdown,
+  requestFlushNotes,
+  writeFlushNotes,
+} from './flush/index.js';
 export type {
   FileHistoryStoreOptions,
   HistoryStoreOptions,
@@ -322,17 +328,27 @@ export {
   hasPublicTokenizer,
 } from './tokens/index.js';
 export type {
+  AddMemoryInput,
+  AddMemoryResult,
+  ListMemoriesInput,
+  ListMemoriesResult,
+  MemoryCardResult,
   MemoryToolName,
   MemoryToolsOptions,
   RecallConversationResult,
   ReloadContextOptions,
   ReloadContextResult,
+  RemoveMemoryResult,
+  SchemaToolDefinition,
   SearchMemoryResult,
 } from './tools/index.js';
 export {
+  addMemoryTool,
   createMemoryTools,
+  listMemoriesTool,
   RELOAD_PAGE_TOKENS,
   recallConversationTool,
   reloadContextTool,
+  removeMemoryTool,
   searchMemoryTool,
 } from './tools/index.js';

@@ -63,7 +63,11 @@ export interface Budget {
   budgetTokens: number;
   /** Compaction triggers at this many tokens (`threshold × (window / countRatio − fixed)`, never above `budgetTokens`). */
   triggerTokens: number;
-  /** Compaction compresses down to this many tokens (`retainedRatio × (window / countRatio − fixed)`, never above `triggerTokens`). */
+  /**
+   * Compaction compresses down to this many tokens: `retainedRatio × (window / countRatio −
+   * fixed)`, and never above `retainedRatio / threshold` of `triggerTokens`, so that a trigger
+   * capped by the budget still leaves room between a compaction and the next.
+   */
   targetTokens: number;
   maxMessages: number | undefined;
 }
@@ -153,7 +157,17 @@ export function resolveBudget({
   }
   const room = Math.floor(contextWindow / countRatio) - fixedTokens;
   const triggerTokens = Math.max(1, Math.min(Math.floor(threshold * room), budgetTokens));
-  const targetTokens = Math.max(1, Math.min(Math.floor(retainedRatio * room), triggerTokens));
+  // When tools and output cap the trigger at the budget, the target keeps its distance below the
+  // trigger (retainedRatio / threshold of it): landing just under the trigger would compact again
+  // on the next call (a 16k window with 25 tools and maxOutputTokens 4,096 left 16 tokens between them).
+  const targetTokens = Math.max(
+    1,
+    Math.min(
+      Math.floor(retainedRatio * room),
+      // The epsilon absorbs the ratios' rounding (6,184 × 0.6 / 0.8 is 4,637.99…).
+      Math.floor((triggerTokens * retainedRatio) / threshold + 1e-9),
+    ),
+  );
   return {
     contextWindow,
     countRatio,

@@ -3,6 +3,7 @@ import type { CtxmemEvent, Message, StructuredSummary } from '../contracts/index
 import { BudgetExceededError, InvalidArgumentError, InvalidMessageError } from '../errors/index.js';
 import { checkToolPairing } from '../messages/index.js';
 import { emptySections, renderSummary } from '../summarize/index.js';
+import { brokenHistories } from '../test/broken-histories.js';
 import { checkCompactionInvariants } from '../test/invariants.js';
 import { type CompactOptions, compact } from './compact.js';
 import {
@@ -86,6 +87,24 @@ describe('compact at the edges', () => {
         InvalidMessageError.isInstance(error) && error.path === 'messages[1].content[0]',
     );
   });
+
+  // Protection: the entry check walks every value once and reads the array by index. Without it
+  // a hole crashes the pipeline with "Cannot read properties of undefined (reading 'role')" and
+  // a cycle is compacted into a prompt that cannot be serialized.
+  it.each(brokenHistories().map((broken) => [broken.name, broken] as const))(
+    'rejects %s with InvalidMessageError naming the path, repairing or not',
+    async (_name, broken) => {
+      for (const repairInput of [true, false]) {
+        const error = await compact(broken.messages as Message[], options({ repairInput })).then(
+          () => undefined,
+          (thrown: unknown) => thrown,
+        );
+        expect(InvalidMessageError.isInstance(error)).toBe(true);
+        expect((error as InvalidMessageError).path).toBe(broken.path);
+        expect((error as InvalidMessageError).message).toContain(broken.problem);
+      }
+    },
+  );
 });
 
 describe('compact', () => {

@@ -272,7 +272,9 @@ export interface ContextManager {
    * too long (`detectContextOverflow`): the count the provider's error gives (or, without one, a
    * smaller share; see `planOverflowRetry`) budgets a second preparation, which is sent once
    * more, with a `context-overflow` event and the retry's call record saying so. A second
-   * rejection throws `ContextOverflowError` with both attempts' counts; never a loop. Any other
+   * rejection throws `ContextOverflowError` with both attempts' counts; never a loop. So does a
+   * rejection no smaller request can answer (the system messages and the newest user message
+   * alone exceed the provider's count), with the `BudgetExceededError` as its cause. Any other
    * error, and any error once `abortSignal` has fired, is thrown as it is. A result's usage, when
    * `usage` reads it, feeds the count calibration.
    */

@@ -1,6 +1,10 @@
 import { resolveContextWindow } from '../budget/index.js';
 import type { CallOverflow, CallRecord, Message, Scope } from '../contracts/index.js';
-import { ContextOverflowError, InvalidArgumentError } from '../errors/index.js';
+import {
+  BudgetExceededError,
+  ContextOverflowError,
+  InvalidArgumentError,
+} from '../errors/index.js';
 import { createInMemoryOffloadStore } from '../offload/index.js';
 import {
   type ContextOverflow,
@@ -399,6 +403,23 @@ export function createContextManager(given: ContextManagerOptions = {}): Context
       const second = await prepareCall(messages, prepareOptions, {
         plan,
         overflow: { ...counts, outcome: 'retried' },
+      }).catch((error: unknown) => {
+        if (!BudgetExceededError.isInstance(error)) throw error;
+        // At the provider's count not even the system messages and the newest user message
+        // fit: nothing can be sent again.
+        onEvent?.({
+          type: 'context-overflow',
+          scope,
+          outcome: 'cannot-fit',
+          ...counts,
+          ratio: plan.ratio,
+        });
+        throw new ContextOverflowError({
+          message: `The provider rejected the request as too long (ctxmem counted ${first.requestTokens} tokens${overflow.providerTokens === undefined ? '' : `, the provider ${overflow.providerTokens}`}), and no smaller request fits: ${error.message}`,
+          ...counts,
+          ...(overflow.outputTokens === undefined ? {} : { outputTokens: overflow.outputTokens }),
+          cause: error,
+        });
       });
       try {
         return await attempt(second);

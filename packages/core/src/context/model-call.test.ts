@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CtxmemEvent, Message } from '../contracts/index.js';
-import { ContextOverflowError } from '../errors/index.js';
+import { BudgetExceededError, ContextOverflowError } from '../errors/index.js';
 import { createInMemoryHistoryStore } from '../history/index.js';
 import { OVERFLOW_RETRY_SHARE } from '../provider/index.js';
 import { fillerText } from '../test/filler-text.js';
@@ -224,6 +224,32 @@ describe('ContextManager.callModel', () => {
     ).toEqual(['retrying', 'rejected-again']);
     const calls = await storedCalls(context, historyStore, scope, conversation(OVER_AT_1_3));
     expect(calls.at(-2)?.overflow?.outcome).toBe('rejected-again');
+  });
+
+  it('fails with ContextOverflowError, sending nothing more, when no smaller request can fit', async () => {
+    const { manager: context, events } = manager();
+    let sends = 0;
+    const huge: Message[] = [
+      ...conversation(2),
+      { role: 'user', content: `Read this: ${fillerText(3, 3_000)}` },
+    ];
+    const error = await context
+      .callModel({
+        messages: huge,
+        send: async (prepared) => {
+          sends++;
+          // A provider counting 6 times as much: the newest message alone is over its window.
+          throw anthropicOverflow(Math.ceil(prepared.requestTokens * 6), WINDOW);
+        },
+      })
+      .catch((caught: unknown) => caught);
+    expect(sends).toBe(1);
+    expect(ContextOverflowError.isInstance(error)).toBe(true);
+    expect(BudgetExceededError.isInstance((error as ContextOverflowError).cause)).toBe(true);
+    expect((error as ContextOverflowError).attempts).toHaveLength(1);
+    expect(
+      events.filter((event) => event.type === 'context-overflow').map((event) => event.outcome),
+    ).toEqual(['retrying', 'cannot-fit']);
   });
 
   it('leaves other failures alone: a rate limit is thrown as it is, without a retry', async () => {

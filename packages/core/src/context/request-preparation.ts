@@ -7,6 +7,8 @@ import {
   InvalidMessageError,
 } from '../errors/index.js';
 import { validateMessages } from '../messages/index.js';
+import { describeThrown, describeValue } from '../messages/json-values.js';
+import { requireEntry } from '../messages/message-shape.js';
 import {
   checkToolPairing,
   repairMessages,
@@ -31,12 +33,29 @@ export function assertMessageArray(messages: unknown): asserts messages is reado
     });
   }
   for (let index = 0; index < messages.length; index++) {
+    const path = `messages[${index}]`;
+    requireEntry(messages, index, path);
     const message = messages[index] as { role?: unknown } | null;
-    const role = typeof message === 'object' && message !== null ? message.role : undefined;
+    if (typeof message !== 'object' || message === null) {
+      throw new InvalidMessageError({
+        message: `${path}: expected a message object, got ${describeValue(message)}`,
+        path,
+      });
+    }
+    let role: unknown;
+    try {
+      role = message.role;
+    } catch (error) {
+      throw new InvalidMessageError({
+        message: `${path}.role: reading it threw (${describeThrown(error)})`,
+        path: `${path}.role`,
+        cause: error,
+      });
+    }
     if (role !== 'system' && role !== 'user' && role !== 'assistant' && role !== 'tool') {
       throw new InvalidMessageError({
-        message: `messages[${index}] is not a message with a system, user, assistant or tool role.`,
-        path: `messages[${index}]`,
+        message: `${path} is not a message with a system, user, assistant or tool role.`,
+        path,
       });
     }
   }
@@ -64,9 +83,13 @@ export function explainInvalidInput(error: unknown, messages: readonly Message[]
  */
 export function explainBudget(error: unknown, budget: Budget): unknown {
   if (!BudgetExceededError.isInstance(error)) return error;
-  const required = error.requiredTokens + budget.fixedTokens + budget.reserveTokens;
+  const { countRatio } = budget;
+  const required =
+    Math.ceil((error.requiredTokens + budget.fixedTokens) * countRatio) + budget.reserveTokens;
+  const scaled =
+    countRatio === 1 ? '' : ` (×${Math.round(countRatio * 100) / 100} as the provider counts)`;
   return new BudgetExceededError({
-    message: `The request cannot fit the ${budget.contextWindow}-token window: the system messages and the newest user message need ${error.requiredTokens} tokens, tool definitions and other fixed parts ${budget.fixedTokens} and the output reserve ${budget.reserveTokens}, ${required} in all.`,
+    message: `The request cannot fit the ${budget.contextWindow}-token window: the system messages and the newest user message need ${error.requiredTokens} tokens, tool definitions and other fixed parts ${budget.fixedTokens}${scaled} and the output reserve ${budget.reserveTokens}, ${required} in all.`,
     requiredTokens: required,
     budgetTokens: budget.contextWindow,
     cause: error,

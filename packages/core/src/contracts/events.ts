@@ -36,13 +36,15 @@ export type CtxmemEvent =
   /**
    * The provider rejected a request as too long. `retrying`: ctxmem prepares it again, smaller
    * (at `ratio` provider tokens per counted token), and sends it once more; `rejected-again`: the
-   * retry was rejected too and the call fails with `ContextOverflowError`. Counts are ctxmem's
-   * (`countedTokens`: of the rejected request) and the provider's, when its error said.
+   * retry was rejected too; `cannot-fit`: at the provider's count not even the system messages
+   * and the newest user message fit, so nothing is sent again. The last two fail the call with
+   * `ContextOverflowError`. Counts are ctxmem's (`countedTokens`: of the rejected request) and
+   * the provider's, when its error said.
    */
   | {
       type: 'context-overflow';
       scope: Scope;
-      outcome: 'retrying' | 'rejected-again';
+      outcome: 'retrying' | 'rejected-again' | 'cannot-fit';
       countedTokens: number;
       providerTokens?: number;
       limitTokens?: number;

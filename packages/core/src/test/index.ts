@@ -12,6 +12,7 @@ export {
   arbitraryText,
   arbitraryToolInput,
 } from './arbitraries/index.js';
+export { type BrokenHistory, brokenHistories } from './broken-histories.js';
 export { createFakeClock, type FakeClock } from './clock.js';
 export {
   createFixedEmbedder,
