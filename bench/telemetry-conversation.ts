@@ -1,9 +1,9 @@
 /**
  * One process of `pnpm bench telemetry` (see telemetry.bench.ts): loads one copy of core (this
  * checkout's, or the one `CTXMEM_BENCH_CORE` names), prepares the same tool-using conversation
- * call by call `conversations` times after a warm-up, and prints the CPU time per prepare of each
- * as JSON. `argv[2]`: `off`, `noop` (enabled, the API's no-op tracer) or `sdk` (enabled, an SDK
- * recording every span in memory).
+ * call by call `conversations` times per mode after a warm-up, the modes taking turns, and prints
+ * the CPU time per prepare of each as JSON. `argv[2]`: modes, comma-separated: `off`, `noop`
+ * (enabled, the API's no-op tracer), `sdk` (enabled, an SDK recording every span in memory).
  */
 import { context, ProxyTracerProvider } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
@@ -15,7 +15,8 @@ import {
 import type * as Current from '../packages/core/src/index.js';
 
 type Message = Current.Message;
-const mode = process.argv[2] as 'off' | 'noop' | 'sdk';
+type Mode = 'off' | 'noop' | 'sdk';
+const modes = process.argv[2]!.split(',') as Mode[];
 const turns = Number(process.argv[3]);
 const conversations = Number(process.argv[4]);
 const core = (await import(
@@ -26,8 +27,10 @@ const core = (await import(
 context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
 const exporter = new InMemorySpanExporter();
 const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-const tracer =
-  mode === 'sdk' ? provider.getTracer('ctxmem') : new ProxyTracerProvider().getTracer('ctxmem');
+const tracers = {
+  sdk: provider.getTracer('ctxmem'),
+  noop: new ProxyTracerProvider().getTracer('ctxmem'),
+};
 
 const TOPICS = ['billing', 'deployment', 'testing', 'logging', 'caching', 'search', 'auth'];
 
@@ -66,7 +69,7 @@ function round(turn: number): Message[] {
 }
 
 /** CPU milliseconds per prepare of one conversation, prepared call by call. */
-async function conversation(): Promise<number> {
+async function conversation(mode: Mode): Promise<number> {
   const memoryStore = core.createInMemoryMemoryStore();
   await memoryStore.add({ userId: 'u' }, [
     { content: 'The billing module is owned by the payments team', type: 'fact', tags: [] },
@@ -78,7 +81,7 @@ async function conversation(): Promise<number> {
     historyStore: core.createInMemoryHistoryStore(),
     memory: { store: memoryStore, search: core.createMemorySearch({ store: memoryStore }) },
     // An older core has no telemetry option: it is only passed when on.
-    ...(mode === 'off' ? {} : { telemetry: { enabled: true, tracer } }),
+    ...(mode === 'off' ? {} : { telemetry: { enabled: true, tracer: tracers[mode] } }),
   } as Current.ContextManagerOptions);
   const scope = { userId: 'u', sessionId: 's' };
   const history: Message[] = [{ role: 'system', content: 'You are a careful coding agent.' }];
@@ -98,9 +101,17 @@ async function conversation(): Promise<number> {
   return (used.user + used.system) / 1000 / prepares;
 }
 
-await conversation(); // warm-up: the JIT settles
-exporter.reset();
-const samples: number[] = [];
-for (let index = 0; index < conversations; index++) samples.push(await conversation());
-const spans = exporter.getFinishedSpans().length / conversations;
+// Warm-up: the JIT settles on every mode's code.
+for (const mode of modes) await conversation(mode);
+const samples = Object.fromEntries(modes.map((mode) => [mode, [] as number[]]));
+const spans = Object.fromEntries(modes.map((mode) => [mode, 0]));
+for (let index = 0; index < conversations; index++) {
+  // The modes take turns, rotating, so the machine's load falls on all alike.
+  for (let offset = 0; offset < modes.length; offset++) {
+    const mode = modes[(index + offset) % modes.length]!;
+    exporter.reset();
+    samples[mode]!.push(await conversation(mode));
+    spans[mode] = exporter.getFinishedSpans().length;
+  }
+}
 process.stdout.write(`${JSON.stringify({ samples, spans, prepares: turns * 2 })}\n`);
