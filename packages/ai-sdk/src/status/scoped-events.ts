@@ -19,6 +19,7 @@ export function createScopedEvents(onEvent: EventListener | undefined) {
 
   function dispatch(event: CtxmemEvent): void {
     onEvent?.(event);
+    if (subscribers.size === 0) return;
     const listeners = subscribers.get(scopeKey(event.scope));
     if (!listeners) return;
     for (const listener of [...listeners]) {
