@@ -313,6 +313,8 @@ export {
 } from './summarize/index.js';
 export type { FoldTaskOptions } from './task/index.js';
 export { foldTaskMessages } from './task/index.js';
+// OpenTelemetry spans (the `telemetry` option of `createContextManager`).
+export type { TelemetryOptions, TelemetryScopeMode } from './telemetry/index.js';
 export type {
   EstimateCounterOptions,
   MessageCountOptions,

@@ -19,6 +19,7 @@ import {
 } from '@ctxmem/core';
 import { checkScope, scopedMemory } from '@ctxmem/core/adapter-kit';
 import type { PromptVersion } from '../convert/prompt-types.js';
+import { type ContextEventSource, createScopedEvents } from '../status/scoped-events.js';
 import { mergeScope, splitProviderOptions } from './call-scope.js';
 import {
   isLanguageModel,
@@ -91,7 +92,7 @@ export interface ContextMemoryMiddlewareOptions
 }
 
 /** What the middleware exposes besides the AI SDK middleware fields. */
-export interface ContextMemoryControls {
+export interface ContextMemoryControls extends ContextEventSource {
   /**
    * The stores the middleware reads and writes, for `memoryTools`: the memory search (when
    * `memory` was configured), the history store (when given) and the offload store.
@@ -219,6 +220,8 @@ function createContextMemory(
       }
     : undefined;
   const sessions = new Map<string, ModelSession>();
+  // The app's `onEvent` sees every event; a request's status subscribes to its scope's only.
+  const events = createScopedEvents(managerOptions.onEvent);
   const preparedCalls = new WeakMap<object, PreparedCall>();
 
   function sessionFor(model: LanguageModelLike): ModelSession {
@@ -237,6 +240,7 @@ function createContextMemory(
       resolveContextWindow(modelId);
     const manager = createContextManager({
       ...managerOptions,
+      onEvent: events.dispatch,
       model: modelId,
       counter: tokenCounter,
       ...(summarizer
@@ -328,6 +332,7 @@ function createContextMemory(
         },
       });
     },
+    subscribe: events.subscribe,
     stores: {
       ...(search ? { search } : {}),
       ...(managerOptions.historyStore ? { history: managerOptions.historyStore } : {}),

@@ -149,6 +149,16 @@ describe('compact', () => {
       scope: { sessionId: 's1' },
       report: result.report,
     });
+    // A status line can say "compacting…" before the summarizer runs: the start comes first.
+    expect(events[0]).toEqual({
+      type: 'compaction-start',
+      scope: { sessionId: 's1' },
+      trigger: 'budget',
+      tokensBefore: result.report.tokensBefore,
+      budgetTokens: 3_000,
+      targetTokens: 2_000,
+    });
+    expect(events.filter((event) => event.type === 'compaction-start')).toHaveLength(1);
     // Every offloaded original is retrievable byte-identically.
     const ids = result.report.strategies.flatMap((report) => report.offloadIds ?? []);
     expect(ids.length).toBeGreaterThan(0);

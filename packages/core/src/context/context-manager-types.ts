@@ -19,6 +19,7 @@ import type {
 import type { MemorySearcher } from '../inject/index.js';
 import type { CountCalibrationOptions, ProviderUsage } from '../provider/index.js';
 import type { CircuitBreakerOptions, ModelSummarizerOptions } from '../summarize/index.js';
+import type { TelemetryOptions } from '../telemetry/index.js';
 
 export interface MemoryOptions {
   /**
@@ -150,6 +151,14 @@ export interface ContextManagerOptions {
    */
   recordedCalls?: number;
   onEvent?: EventListener;
+  /**
+   * OpenTelemetry spans for each prepare, compaction, summarizer run and model call, memory
+   * search, memory flush and store operation, on the global tracer provider or `tracer`, nested
+   * under the span active when the manager is called (see `TelemetryOptions`). No message content
+   * unless `recordContent`; no scope ids unless `recordScope`.
+   * @default undefined (off)
+   */
+  telemetry?: TelemetryOptions;
 }
 
 export interface PrepareOptions {

@@ -21,6 +21,12 @@ import {
   withCircuitBreaker,
   withFallback,
 } from '../summarize/index.js';
+import {
+  createTelemetry,
+  prepareAttributes,
+  traceManagerOptions,
+  traceSummarizer,
+} from '../telemetry/index.js';
 import { createTokenCounter } from '../tokens/index.js';
 import { appendCallRecord, createCallRecord, replaceCallRecord } from './call-record.js';
 import { createShapeCheck } from './check-new-messages.js';
@@ -51,7 +57,10 @@ import { createSessionPersistence, createSessionStates } from './session-state.j
  * repair), session state and persistence, compaction scheduling, memory injection and flush, and
  * the call record; this function wires them and runs one call through them in order.
  */
-export function createContextManager(options: ContextManagerOptions = {}): ContextManager {
+export function createContextManager(given: ContextManagerOptions = {}): ContextManager {
+  // With telemetry on, the stores, the search and the model calls are wrapped in spans here.
+  const telemetry = createTelemetry(given.telemetry);
+  const options = telemetry ? traceManagerOptions(telemetry, given) : given;
   const {
     model,
     threshold = 0.8,
@@ -107,9 +116,10 @@ export function createContextManager(options: ContextManagerOptions = {}): Conte
       : undefined);
   const breaker = options.summarizerCircuitBreaker ?? {};
   // Fail closed: whatever summarizer the user gives, the extractive one is the last fallback.
-  const summarizer = primary
+  const chain = primary
     ? withFallback(breaker === false ? primary : withCircuitBreaker(primary, breaker), extractive)
     : extractive;
+  const summarizer = telemetry ? traceSummarizer(telemetry, chain) : chain;
   const offloadStore = options.offloadStore ?? createInMemoryOffloadStore();
   const mutex = new KeyedMutex();
   const background = new Set<Promise<unknown>>();
@@ -137,6 +147,7 @@ export function createContextManager(options: ContextManagerOptions = {}): Conte
     memories,
     track,
     ...(onEvent ? { onEvent } : {}),
+    ...(telemetry ? { telemetry } : {}),
   });
   const scheduler = createCompactionScheduler({
     counter,
@@ -154,6 +165,7 @@ export function createContextManager(options: ContextManagerOptions = {}): Conte
     storeCards: memories.storeCards,
     track,
     onEvent,
+    ...(telemetry ? { telemetry } : {}),
   });
 
   /** A retry after a "too long" rejection: its budget and what the record says of the rejection. */
@@ -282,7 +294,7 @@ export function createContextManager(options: ContextManagerOptions = {}): Conte
     return result;
   }
 
-  async function prepareCall(
+  async function prepareUntraced(
     messages: readonly Message[],
     prepareOptions: PrepareOptions,
     retry?: Retry,
@@ -295,6 +307,26 @@ export function createContextManager(options: ContextManagerOptions = {}): Conte
       throw explainInvalidInput(error, messages);
     }
   }
+
+  /** `prepareUntraced` in a `ctxmem.prepare` span, when telemetry is on. */
+  const prepareCall = !telemetry
+    ? prepareUntraced
+    : (messages: readonly Message[], prepareOptions: PrepareOptions, retry?: Retry) =>
+        telemetry.span(
+          'ctxmem.prepare',
+          {
+            ...(model ? { 'ctxmem.model': model } : {}),
+            ...telemetry.scopeAttributes(prepareOptions?.scope ?? {}),
+          },
+          async (span) => {
+            const result = await prepareUntraced(messages, prepareOptions, retry);
+            // A span no SDK records (sampled out, or no SDK) is not worth the attributes.
+            if (span.isRecording()) {
+              span.setAttributes(prepareAttributes(result, prepared.get(result)?.record));
+            }
+            return result;
+          },
+        );
 
   /** Replaces a prepared call's record in its session (if the session and record are still there). */
   function updateRecord(result: PrepareResult, update: (record: CallRecord) => CallRecord): void {

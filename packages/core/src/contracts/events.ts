@@ -1,11 +1,34 @@
-import type { CompactionReport, StrategyReport } from './compression.js';
+import type { CompactionReport, CompactionTrigger, StrategyReport } from './compression.js';
 import type { Scope } from './scope.js';
+import type { SummarizerFailureKind } from './summarizer.js';
 
 /** Events reported to `onEvent`. Message content is never included. */
 export type CtxmemEvent =
+  /**
+   * A compaction begins (its prompt is over the target, or it is forced): `compaction` follows
+   * when it is done, unless it fails. A model summarizer can take seconds in between.
+   */
+  | {
+      type: 'compaction-start';
+      scope: Scope;
+      trigger: CompactionTrigger;
+      tokensBefore: number;
+      budgetTokens: number;
+      targetTokens: number;
+    }
   | { type: 'compaction'; scope: Scope; report: CompactionReport }
   | { type: 'strategy'; scope: Scope; report: StrategyReport }
-  | { type: 'summarizer-fallback'; scope: Scope; from: string; reason: string }
+  /**
+   * A summarizer failed and a fallback took over. `reason` is its failure in words (it can quote
+   * the conversation or a provider's message); `kind` is the same as a word-free kind, when known.
+   */
+  | {
+      type: 'summarizer-fallback';
+      scope: Scope;
+      from: string;
+      reason: string;
+      kind?: SummarizerFailureKind;
+    }
   | { type: 'memory-injection'; scope: Scope; cards: number; tokens: number }
   | { type: 'memory-flush'; scope: Scope; stored: number; skipped: boolean; error?: string }
   /** The input history's tool calls and results did not pair up and were repaired for the prompt. */

@@ -16,6 +16,10 @@ export interface CompleteResult {
    * off), `'content-filter'`, `'tool-calls'`, `'error'` or `'other'`. Unknown when unset.
    */
   finishReason?: string;
+  /** The provider's token counts for the call, when the adapter reads them (telemetry reports them). */
+  usage?: { inputTokens?: number; outputTokens?: number };
+  /** The id of the model the request was made to, when the adapter knows it (telemetry reports it). */
+  model?: string;
 }
 
 export interface CompleteRequest {
