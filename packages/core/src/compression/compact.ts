@@ -235,6 +235,14 @@ async function compactAdmitted(
       // A failing listener must not fail the compaction.
     }
   };
+  emit({
+    type: 'compaction-start',
+    scope,
+    trigger: reportTrigger,
+    tokensBefore,
+    budgetTokens,
+    targetTokens,
+  });
   // Offloads are written once the result is known, and only those it refers to.
   const offloads = stageOffloads(offloadStore, scope);
   const context: CompressionContext = {
@@ -266,6 +274,7 @@ async function compactAdmitted(
         scope,
         from: report.fallback.from,
         reason: report.fallback.reason,
+        ...(report.fallback.kind ? { kind: report.fallback.kind } : {}),
       });
     }
   };

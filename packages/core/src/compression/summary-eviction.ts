@@ -7,7 +7,7 @@ import type {
   SummarizerFallback,
 } from '../contracts/index.js';
 import { summarizerFailureOf } from '../errors/index.js';
-import { splitRounds } from '../messages/index.js';
+import { newestProviderCompaction, splitRounds } from '../messages/index.js';
 import { fitSummary, parseRenderedSummary } from '../summarize/index.js';
 import { currentRoundSavings } from './current-round.js';
 import { isSummaryMessage, type PromptLayout, summaryMessage, withLeadingBlock } from './layout.js';
@@ -26,10 +26,23 @@ export function currentSummary(state: CompressionState): StructuredSummary | und
  * Where history may be cut: the start of each round after the first (a user message, so the
  * first kept message is a user message) and the start of the current round, pair-safe only.
  * Ascending, so a larger cut evicts more.
+ *
+ * A provider's compaction (Anthropic's `compaction` block, an OpenAI compaction item) is the
+ * provider's own summary of everything before it, which it reads instead of that history: the
+ * round holding the newest one is never evicted, so cuts stop at its start. The rounds before it
+ * are compacted as usual. `keepProviderCompaction: false` lifts this, for the budget guard's last
+ * resort before failing a call.
  */
-export function historyCuts(messages: readonly Message[], layout: PromptLayout): number[] {
+export function historyCuts(
+  messages: readonly Message[],
+  layout: PromptLayout,
+  { keepProviderCompaction = true }: { keepProviderCompaction?: boolean } = {},
+): number[] {
   const rounds = splitRounds(messages, layout.historyStart, layout.currentStart);
-  const cuts = rounds.map((round) => round.end).filter((cut) => cut > layout.historyStart);
+  const pinned = keepProviderCompaction ? newestProviderCompaction(messages) : -1;
+  const cuts = rounds
+    .map((round) => round.end)
+    .filter((cut) => cut > layout.historyStart && (pinned === -1 || cut <= pinned));
   const isPairSafeCut = pairSafeCuts(messages);
   return cuts.filter(isPairSafeCut);
 }
@@ -49,7 +62,8 @@ export const SUMMARY_SIZE_ESTIMATE = 0.25;
 
 /**
  * Picks the cut for a summary eviction. Estimates the prompt after each cut (the summary counted
- * as the old summary plus a quarter of the evicted messages, capped at `summaryMaxTokens`),
+ * as the old summary plus a quarter of the evicted messages, capped at `summaryMaxTokens` and at
+ * the summarizer's `maxSummaryTokens`),
  * then prefers, in order: the smallest cut that keeps `minMessagesToKeep` messages and lands at or
  * under target; the largest cut that keeps them and fits the budget; the smallest cut that lands
  * at or under target; the smallest cut that fits the budget; everything.
@@ -76,11 +90,17 @@ export function chooseCut(
     systemPrefix.push(systemPrefix.at(-1)! + (message.role === 'system' ? tokens : 0));
   }
   const total = counter.promptOverhead + prefix.at(-1)!;
+  // A summarizer that writes less than the room (a model asked for a bounded summary) is planned
+  // with what it writes, so that the room it leaves keeps recent messages instead.
+  const summaryCap = Math.min(
+    settings.summaryMaxTokens,
+    context.summarizer.maxSummaryTokens ?? Number.POSITIVE_INFINITY,
+  );
   const estimate = (cut: number) => {
     const evicted = prefix[cut]! - prefix[layout.historyStart]!;
     const hoisted = systemPrefix[cut]! - systemPrefix[layout.historyStart]!;
     const summaryAfter = Math.min(
-      settings.summaryMaxTokens,
+      summaryCap,
       summaryTokens + Math.ceil((evicted - hoisted) * SUMMARY_SIZE_ESTIMATE),
     );
     return total - evicted + hoisted + emptySystem + summaryAfter;

@@ -11,6 +11,7 @@ import type {
   Summarizer,
   TokenCounter,
 } from '../contracts/index.js';
+import { recordCompaction, type Telemetry } from '../telemetry/index.js';
 import { boundedCounter } from '../tokens/index.js';
 import type { ContextManagerOptions } from './context-manager-types.js';
 import { explainBudget } from './request-preparation.js';
@@ -67,6 +68,8 @@ export interface CompactionSchedulerOptions
   storeCards: (scope: Scope, cards: readonly MemoryCardDraft[]) => Promise<void>;
   /** Keeps a background run so `idle()` can wait for it. */
   track: (run: Promise<unknown>) => void;
+  /** Runs each compaction in a `ctxmem.compaction` span. @default undefined (off) */
+  telemetry?: Telemetry;
 }
 
 /** The history of one call as compaction sees it. */
@@ -131,23 +134,43 @@ export function createCompactionScheduler(options: CompactionSchedulerOptions) {
     trigger: NonNullable<ReturnType<typeof checkTrigger>>,
     abortSignal: AbortSignal | undefined,
     summarizer: Summarizer = options.summarizer,
+    background = false,
   ) {
-    const result = await compact(working, {
-      budgetTokens: budget.budgetTokens,
-      targetTokens: budget.targetTokens,
-      counter,
-      summarizer,
-      offloadStore: options.offloadStore,
-      scope,
-      history: options.history,
-      ...(options.settings ? { settings: options.settings } : {}),
-      ...(previous?.summary ? { previousSummary: previous.summary } : {}),
-      force: trigger === 'manual',
-      trigger,
-      ...(abortSignal ? { abortSignal } : {}),
-      ...(onEvent ? { onEvent } : {}),
-      repairInput: options.repairInput,
-    });
+    const run = () =>
+      compact(working, {
+        budgetTokens: budget.budgetTokens,
+        targetTokens: budget.targetTokens,
+        counter,
+        summarizer,
+        offloadStore: options.offloadStore,
+        scope,
+        history: options.history,
+        ...(options.settings ? { settings: options.settings } : {}),
+        ...(previous?.summary ? { previousSummary: previous.summary } : {}),
+        force: trigger === 'manual',
+        trigger,
+        ...(abortSignal ? { abortSignal } : {}),
+        ...(onEvent ? { onEvent } : {}),
+        repairInput: options.repairInput,
+      });
+    const { telemetry } = options;
+    const result = telemetry
+      ? await telemetry.span(
+          'ctxmem.compaction',
+          {
+            'ctxmem.compaction.trigger': trigger,
+            'ctxmem.compaction.background': background,
+            'ctxmem.compaction.offline': summarizer !== options.summarizer,
+            'ctxmem.summarizer.name': summarizer.name,
+            ...telemetry.scopeAttributes(scope),
+          },
+          async (span) => {
+            const compacted = await run();
+            if (span.isRecording()) recordCompaction(span, compacted.report);
+            return compacted;
+          },
+        )
+      : await run();
     const entry: CompactionEntry = {
       covered: [...fingerprints],
       output: result.messages,
@@ -159,9 +182,25 @@ export function createCompactionScheduler(options: CompactionSchedulerOptions) {
     return { result, entry };
   }
 
+  /**
+   * `messages` counted within the budget: a payload far over it counts as its floor (no BPE over
+   * millions of tokens); the trigger it decides is the one an exact count would give.
+   */
+  function tokensWithin(messages: readonly Message[], limitTokens: number): number {
+    return boundedCounter(counter, limitTokens).countMessages(messages);
+  }
+
   /** The session's known compaction for this history (restored from the store on a first call). */
-  async function resume(input: CompactionInput): Promise<ResumedSession> {
-    const { scope, state, messages, fingerprints } = input;
+  async function resume({
+    scope,
+    state,
+    messages,
+    fingerprints,
+    limitTokens,
+  }: Omit<CompactionInput, 'budget'> & {
+    /** Counted within this budget (see `tokensWithin`). @default none: counted exactly */
+    limitTokens?: number;
+  }): Promise<ResumedSession> {
     let entry = state.entry;
     if (entry && !matchesPrefix(entry, fingerprints)) entry = undefined;
     if (!entry && !state.entry) {
@@ -171,9 +210,10 @@ export function createCompactionScheduler(options: CompactionSchedulerOptions) {
     return {
       entry,
       working,
-      // Within the budget: a payload far over it counts as its floor (no BPE over millions of
-      // tokens); the trigger it decides is the one an exact count would give.
-      tokens: boundedCounter(counter, input.budget.budgetTokens).countMessages(working),
+      tokens:
+        limitTokens === undefined
+          ? counter.countMessages(working)
+          : tokensWithin(working, limitTokens),
       cycle: entry?.cycle ?? 0,
     };
   }
@@ -308,7 +348,15 @@ export function createCompactionScheduler(options: CompactionSchedulerOptions) {
   ) {
     const { scope, state } = input;
     const covered = { ...input, fingerprints: [...input.fingerprints] };
-    const run = runCompaction(covered, snapshot, entry, 'threshold', undefined)
+    const run = runCompaction(
+      covered,
+      snapshot,
+      entry,
+      'threshold',
+      undefined,
+      options.summarizer,
+      true,
+    )
       .then(async ({ result, entry: next }) => {
         const written = await persistence.persistEntry(scope, next, state.calls);
         await options.storeCards(scope, result.cards);
@@ -346,5 +394,5 @@ export function createCompactionScheduler(options: CompactionSchedulerOptions) {
     }
   }
 
-  return { resume, fitPrompt, commit };
+  return { resume, tokensWithin, fitPrompt, commit };
 }

@@ -18,7 +18,7 @@ export {
   serializeConversation,
 } from './conversation-format.js';
 export { withMarkerUnder } from './converter-fields.js';
-export { MAX_MESSAGE_JSON_DEPTH } from './json-values.js';
+export { checkJsonValue, MAX_MESSAGE_JSON_DEPTH } from './json-values.js';
 export { type WithMessageIdsOptions, withMessageIds } from './message-ids.js';
 export { readCtxmemMetadata } from './message-shape.js';
 export {
@@ -40,6 +40,13 @@ export {
   toolOutputText,
   toolResultsOf,
 } from './message-utils.js';
+export {
+  hasOpaqueParts,
+  holdsProviderCompaction,
+  isOpaquePart,
+  isProviderCompaction,
+  newestProviderCompaction,
+} from './opaque-parts.js';
 export {
   fromOpenAIChat,
   OPENAI_CHAT_OPTIONS_KEY,

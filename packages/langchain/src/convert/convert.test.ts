@@ -12,7 +12,7 @@ import {
   ToolMessage,
 } from '@langchain/core/messages';
 import { describe, expect, it } from 'vitest';
-import { messageView } from '../langchain.test-support.js';
+import { brokenLangChainHistories, messageView } from '../langchain.test-support.js';
 import {
   CTXMEM_KWARGS_KEY,
   fromLangChainMessages,
@@ -283,6 +283,38 @@ describe('fromLangChainMessages / toLangChainMessages', () => {
     expect((back[1] as AIMessage).tool_calls).toEqual(chunk.tool_calls);
   });
 
+  it('carries blocks core cannot read (redacted thinking, compaction) as opaque parts', () => {
+    // As @langchain/anthropic returns them (utils/message_outputs: the API's blocks as they are).
+    const content = [
+      { type: 'thinking', thinking: 'Check the log.', signature: 'sig-1' },
+      { type: 'redacted_thinking', data: 'EmwKAhgBEgy3va3pzix' },
+      { type: 'compaction', content: 'Summary of the earlier turns.' },
+      { type: 'text', text: 'Done.' },
+    ];
+    const [core] = fromLangChainMessages([new AIMessage({ content })]);
+    expect(core).toMatchObject({
+      role: 'assistant',
+      content: [
+        { type: 'reasoning', text: 'Check the log.' },
+        { type: 'custom', kind: 'langchain.redacted_thinking' },
+        { type: 'custom', kind: 'langchain.compaction' },
+        { type: 'text', text: 'Done.' },
+      ],
+    });
+    expect(toLangChainMessages([core!])[0]!.content).toEqual(content);
+    // A custom part from another door (an AI SDK stream's record) has no LangChain block.
+    const [fromAiSdk] = toLangChainMessages([
+      {
+        role: 'assistant',
+        content: [
+          { type: 'custom', kind: 'anthropic.message_start' },
+          { type: 'text', text: 'Hi.' },
+        ],
+      },
+    ]);
+    expect(fromAiSdk!.content).toEqual([{ type: 'text', text: 'Hi.' }]);
+  });
+
   it('rejects what is not a message of a history with a typed error and its path', () => {
     const cases: Array<[unknown[], string]> = [
       [
@@ -313,6 +345,31 @@ describe('fromLangChainMessages / toLangChainMessages', () => {
       expect((caught as InvalidMessageError).path).toBe(path);
     }
   });
+});
+
+describe('histories that cannot be sent', () => {
+  // Protection: the converters check the fields they carry as data, where the LangChain paths are
+  // known, and read the list by index. Without that a cycle in kwargs reaches core under a
+  // providerOptions path, and a hole comes back as a hole (map skips it).
+  it.each(brokenLangChainHistories().map((broken) => [broken.name, broken] as const))(
+    'rejects %s with InvalidMessageError naming the LangChain path',
+    (_name, broken) => {
+      for (const convert of [
+        () => fromLangChainMessages(broken.messages as BaseMessage[]),
+        () => new MessageConverter().fromLangChain(broken.messages as BaseMessage[]),
+      ]) {
+        let caught: unknown;
+        try {
+          convert();
+        } catch (error) {
+          caught = error;
+        }
+        expect(InvalidMessageError.isInstance(caught), String(caught)).toBe(true);
+        expect((caught as InvalidMessageError).path).toBe(broken.path);
+        expect((caught as InvalidMessageError).message).toContain(broken.problem);
+      }
+    },
+  );
 });
 
 describe('MessageConverter', () => {

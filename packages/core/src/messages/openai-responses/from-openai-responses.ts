@@ -19,6 +19,7 @@ import {
   requireString,
 } from '../converter-fields.js';
 import {
+  checkJsonValue,
   describeValue,
   exceedsJsonDepth,
   isPlainObject,
@@ -31,7 +32,8 @@ import { type Item, type Marker, withMarker } from './openai-responses-marker.js
  * Converts a Responses body's `instructions` and `input` to ctxmem messages. `input` may be a
  * string (one user message) or an array of items. Throws `InvalidMessageError` with the path of
  * the first malformed field (`input[3].call_id`) and `UnsupportedFormatError` naming item types
- * ctxmem cannot represent.
+ * ctxmem cannot represent. A body is JSON: a value JSON cannot hold (a cycle, a BigInt, a
+ * function, a hole) is an `InvalidMessageError` at its path too.
  */
 export function fromOpenAIResponses(body: { instructions?: unknown; input: unknown }): Message[] {
   const result: Message[] = [];
@@ -50,6 +52,8 @@ export function fromOpenAIResponses(body: { instructions?: unknown; input: unkno
   if (!Array.isArray(input)) {
     fail('input', `expected a string or an array of items, got ${describeValue(input)}`);
   }
+  // Unknown fields are carried along: checked up front, where the input paths are known.
+  checkJsonValue(input, 'input');
   const toolNames = new Map<string, string>();
   // The assistant message (or tool message) that consecutive items of its side are gathered in.
   let assistant: AssistantContentPart[] | undefined;
@@ -73,7 +77,12 @@ export function fromOpenAIResponses(body: { instructions?: unknown; input: unkno
       tool.push(functionOutputFromResponses(item, path, toolNames));
       return;
     }
-    if (type === 'message' || type === 'function_call' || type === 'reasoning') {
+    if (
+      type === 'message' ||
+      type === 'function_call' ||
+      type === 'reasoning' ||
+      type === 'compaction'
+    ) {
       tool = undefined;
       if (assistant === undefined) {
         assistant = [];
@@ -82,12 +91,13 @@ export function fromOpenAIResponses(body: { instructions?: unknown; input: unkno
       if (type === 'message') assistant.push(...assistantPartsFromResponses(item, path));
       else if (type === 'function_call')
         assistant.push(functionCallFromResponses(item, path, toolNames));
-      else assistant.push(reasoningFromResponses(item, path));
+      else if (type === 'reasoning') assistant.push(reasoningFromResponses(item, path));
+      else assistant.push(compactionFromResponses(item, path));
       return;
     }
     if (typeof type === 'string') {
       throw new UnsupportedFormatError({
-        message: `Unsupported Responses item type ${JSON.stringify(type)} at ${path} (ctxmem reads messages, function_call, function_call_output and reasoning items)`,
+        message: `Unsupported Responses item type ${JSON.stringify(type)} at ${path} (ctxmem reads messages, function_call, function_call_output, reasoning and compaction items)`,
       });
     }
     fail(
@@ -287,6 +297,16 @@ function reasoningFromResponses(item: Item, path: string): AssistantContentPart 
     type: 'reasoning',
     text: texts.join('\n'),
     ...withMarker({ reasoning: item as { [key: string]: JsonValue } }),
+  };
+}
+
+/** A compaction item: opaque (only OpenAI reads its `encrypted_content`), kept verbatim. */
+function compactionFromResponses(item: Item, path: string): AssistantContentPart {
+  if (exceedsJsonDepth(item, MAX_MESSAGE_JSON_DEPTH)) fail(path, 'nests too deep');
+  return {
+    type: 'custom',
+    kind: 'openai.compaction',
+    ...withMarker({ item: item as { [key: string]: JsonValue } }),
   };
 }
 
