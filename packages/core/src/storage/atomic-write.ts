@@ -80,11 +80,16 @@ async function replaceFile(path: string, chunks: Iterable<string>): Promise<void
   const temporary = `${path}.${randomInt(2 ** 32)}`;
   const handle = await open(temporary, 'w');
   let renamed = false;
-  let buffer = Buffer.allocUnsafe(64 * 1024);
+  // Sized by the first piece, grown only for a larger one: a compaction writes thousands of small
+  // offload records, and a fixed 64 KB buffer each cost more allocation (and collections) than
+  // their bytes.
+  let buffer: Buffer | undefined;
   try {
     for (const chunk of chunks) {
       // One buffer for every piece (UTF-8 takes at most 3 bytes per UTF-16 unit).
-      if (buffer.length < chunk.length * 3) buffer = Buffer.allocUnsafe(chunk.length * 3);
+      if (buffer === undefined || buffer.length < chunk.length * 3) {
+        buffer = Buffer.allocUnsafe(chunk.length * 3);
+      }
       const length = buffer.write(chunk, 'utf8');
       for (let offset = 0; offset < length; ) {
         const { bytesWritten } = await handle.write(buffer, offset, length - offset);
