@@ -4,6 +4,7 @@ import {
   foldRows,
   leaveOneConversationOut,
   type QuestionOutcome,
+  remeasure,
 } from '../../bench/cross-validation.js';
 
 // Synthetic conversations: a candidate's hits per conversation and category, 10 questions each.
@@ -77,6 +78,26 @@ describe('leaveOneConversationOut', () => {
     });
     expect(result.folds.map((fold) => fold.chosen)).toEqual(['first', 'first']);
     expect(result.chosenOnAll).toBe('first');
+  });
+
+  it('measures the same choices with another figure', async () => {
+    const result = await leaveOneConversationOut({
+      samples: ['a', 'b', 'c'],
+      idOf: (sample) => sample,
+      candidates: ['steady', 'lucky'],
+      nameOf: (candidate) => candidate,
+      evaluate: (candidate, sample) => outcomes(candidate, sample),
+      metric: rate,
+    });
+    const misses = remeasure(result, (counts) =>
+      counts.questions ? 1 - (counts.hits ?? 0) / counts.questions : undefined,
+    );
+    expect(misses.folds.map((fold) => [fold.chosen, fold.overall])).toEqual([
+      ['steady', 0.5],
+      ['steady', 0.5],
+      ['lucky', 0.9],
+    ]);
+    expect(misses.overall.worstFold).toBe('a');
   });
 
   it('prints a row per fold, a mean row and a worst-fold row', async () => {
