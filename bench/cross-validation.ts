@@ -113,6 +113,8 @@ export interface FoldResult {
   byCategory: ReadonlyMap<number, number | undefined>;
   /** The held-out counts, overall. */
   counts: Counts;
+  /** The held-out counts of each category. */
+  countsByCategory: ReadonlyMap<number, Counts>;
 }
 
 export interface FigureSummary {
@@ -245,6 +247,9 @@ function figures(
         ]),
       ),
       counts: sumCounts(measured),
+      countsByCategory: new Map(
+        [...LOCOMO_CATEGORIES.keys()].map((category) => [category, sumCounts(measured, category)]),
+      ),
     };
   });
   return {
@@ -279,7 +284,8 @@ export function remeasure(
 
 /**
  * The folds as table rows, then a mean row and a worst-fold row: held-out figure overall and per
- * category, and which candidate each fold chose. `format` prints a figure (e.g. `2.31×`).
+ * category, and which candidate each fold chose. `format` prints a figure (e.g. `2.31×`);
+ * `counts`, when given, prints the counts behind it, in a column and beside each category's figure.
  */
 export function foldRows(
   result: CrossValidationResult,
@@ -300,7 +306,11 @@ export function foldRows(
       chosen: fold.chosen,
       overall: show(fold.overall),
       ...(counts ? { counts: counts(fold.counts) } : {}),
-      ...categoryColumns((category) => show(fold.byCategory.get(category))),
+      ...categoryColumns((category) => {
+        const value = show(fold.byCategory.get(category));
+        const summed = fold.countsByCategory.get(category);
+        return counts && summed ? `${value} (${counts(summed)})` : value;
+      }),
     })),
     {
       figure: label,
