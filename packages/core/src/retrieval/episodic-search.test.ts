@@ -106,6 +106,55 @@ describe('createMemorySearch with episodes', () => {
     });
   });
 
+  describe('questionWeight', () => {
+    // Ben's reply shares no word with the later question; Ana's question does.
+    const turns: MemoryCardDraft[] = [
+      { content: 'Ana: How often do you all go climbing together?' },
+      { content: 'Ben: Three times a week, it keeps us on track.' },
+      { content: 'Ana: I went climbing last spring.' },
+      { content: 'Ben: Nice! See you soon.' },
+    ].map(
+      (draft, minute): MemoryCardDraft => ({
+        ...draft,
+        type: 'episode',
+        occurredAt: new Date(Date.UTC(2023, 4, 8, 10, minute)).toISOString(),
+      }),
+    );
+    const query = 'How often do they go climbing together?';
+    const reply = 'Ben: Three times a week, it keeps us on track.';
+
+    it('passes more from a turn that asks to the turn that answers it', async () => {
+      const hitsWith = async (questionWeight: number) => {
+        const search = createMemorySearch({
+          store: await storeWith(turns),
+          mode: 'bm25',
+          sequenceContext: { weight: 0.5, questionWeight, window: 1, backwardWeight: 0 },
+        });
+        const hits = await search.search(alice, query, { topK: 10 });
+        return new Map(hits.map((hit) => [hit.card.content, hit]));
+      };
+      const plain = await hitsWith(0.5);
+      const asked = await hitsWith(0.9);
+      const asking = plain.get('Ana: How often do you all go climbing together?')!.score;
+      expect(plain.get(reply)?.context).toBeCloseTo(asking * 0.5, 10);
+      expect(asked.get(reply)?.context).toBeCloseTo(asking * 0.9, 10);
+      // A turn that does not ask passes `weight` to the turn after it.
+      const statement = plain.get('Ana: I went climbing last spring.')!.score;
+      expect(asked.get('Ben: Nice! See you soon.')?.context).toBeCloseTo(statement * 0.5, 10);
+    });
+
+    it('rejects a weight outside [0, 1]', async () => {
+      for (const questionWeight of [-0.1, 1.5, Number.NaN]) {
+        expect(() =>
+          createMemorySearch({
+            store: createInMemoryMemoryStore(),
+            sequenceContext: { questionWeight },
+          }),
+        ).toThrow(/sequenceContext\.questionWeight/);
+      }
+    });
+  });
+
   it('ranks self-contained cards exactly as without sequenceContext', async () => {
     const facts: MemoryCardDraft[] = [
       'The user prefers Python for scripts.',

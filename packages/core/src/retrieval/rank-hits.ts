@@ -5,12 +5,17 @@
  */
 
 import type { Candidates } from './candidate-search.js';
-import { isTimeQuestion, mentionsTime } from './date-expressions.js';
+import {
+  fallsInDateRanges,
+  isTimeQuestion,
+  mentionsTime,
+  type QuestionDateRange,
+} from './date-expressions.js';
 import { calibrateCosines, reciprocalRankFusion, weightedFusion } from './fusion.js';
 import type { MaximalMarginalRelevanceOptions } from './maximal-marginal-relevance.js';
 import { maximalMarginalRelevance } from './maximal-marginal-relevance.js';
 import type { MemorySearchQueryOptions, RetrievedMemory } from './memory-search-types.js';
-import type { Entry, ScopeState } from './scope-state.js';
+import { type Entry, entryTime, type ScopeState } from './scope-state.js';
 import type { SearchSettings } from './search-settings.js';
 import { passOnContext, speakerMatcher } from './sequence-context.js';
 
@@ -74,6 +79,8 @@ export type RankOptions = Pick<
   topK: number;
   /** The query's type and tag filters, when it has any. */
   accepts?: (id: string) => boolean;
+  /** The dates the query names (`questionDateRanges`), with `dates.namedDateBoost`. */
+  namedDates?: readonly QuestionDateRange[];
 };
 
 /** The best `topK` hits of the scope for the query's candidates, best first. */
@@ -91,6 +98,7 @@ export function rankHits(
     typeBoosts,
     dropLowConfidence = false,
     accepts = () => true,
+    namedDates = [],
   }: RankOptions,
 ): RetrievedMemory[] {
   const { usedMode, vector, fallback } = candidates;
@@ -129,6 +137,10 @@ export function rankHits(
       score *= 1 + speakerBoost;
     }
     if (timeBoost !== 1 && mentionsTime(entry.text)) score *= timeBoost;
+    // A question that names a date: cards written then, or that say something happened then.
+    if (namedDates.length > 0 && fallsInDateRanges(namedDates, entryTime(entry), entry.dateTerms)) {
+      score *= 1 + settings.dates!.namedDateBoost;
+    }
     if (recencyHalfLifeDays !== undefined) {
       const updated = Date.parse(card.updatedAt);
       if (Number.isFinite(updated)) {

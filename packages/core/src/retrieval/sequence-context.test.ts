@@ -2,11 +2,15 @@ import { describe, expect, it } from 'vitest';
 import type { ScopeState } from './scope-state.js';
 import { passOnContext, speakerMatcher } from './sequence-context.js';
 
-/** A scope state whose sequence is already known: only `sequence` is read. */
-function stateWith(ids: string[]): ScopeState {
+/**
+ * A scope state whose sequence is already known: only `sequence` is read, and the text of the
+ * cards in `texts` (whether a card asks a question).
+ */
+function stateWith(ids: string[], texts: Record<string, string> = {}): ScopeState {
   return {
     sequence: { ids, positions: new Map(ids.map((id, position) => [id, position])) },
-  } as ScopeState;
+    entries: new Map(ids.map((id) => [id, { text: texts[id] ?? `Card ${id}.` }])),
+  } as unknown as ScopeState;
 }
 
 describe('passOnContext', () => {
@@ -18,6 +22,7 @@ describe('passOnContext', () => {
       weight: 0.5,
       window: 2,
       backwardWeight: 0,
+      questionWeight: 0.5,
       types,
       speakerBoost: 0,
     });
@@ -40,6 +45,7 @@ describe('passOnContext', () => {
       weight: 0.5,
       window: 2,
       backwardWeight: 0,
+      questionWeight: 0.5,
       types,
       speakerBoost: 0,
     });
@@ -57,7 +63,7 @@ describe('passOnContext', () => {
         ['z', 1],
       ]),
       () => true,
-      { weight: 1, window: 3, backwardWeight: 0, types, speakerBoost: 0 },
+      { weight: 1, window: 3, backwardWeight: 0, questionWeight: 1, types, speakerBoost: 0 },
     );
     expect(passed.size).toBe(0);
   });
@@ -67,6 +73,7 @@ describe('passOnContext', () => {
       weight: 0.5,
       window: 2,
       backwardWeight: 0.2,
+      questionWeight: 0.5,
       types,
       speakerBoost: 0,
     });
@@ -74,6 +81,31 @@ describe('passOnContext', () => {
     expect(passed.get('a')).toBeCloseTo(0.2);
     expect(passed.get('c')).toBeCloseTo(0.5);
     expect(passed.get('d')).toBeCloseTo(0.25);
+  });
+
+  it('passes questionWeight from a card that asks to the card right after it, then weight on', () => {
+    const asking = stateWith(['a', 'b', 'c', 'd'], {
+      a: 'Ana: How long have you lived in Porto?',
+      c: 'Ana: 你住在波尔图多久了？',
+    });
+    const settings = {
+      weight: 0.5,
+      window: 2,
+      backwardWeight: 0.2,
+      questionWeight: 0.8,
+      types,
+      speakerBoost: 0,
+    };
+    const passed = passOnContext(asking, new Map([['a', 1]]), () => true, settings);
+    expect(passed.get('b')).toBeCloseTo(0.8);
+    expect(passed.get('c')).toBeCloseTo(0.8 * 0.5);
+    // A full-width question mark asks too; what goes backward does not change.
+    const fromChinese = passOnContext(asking, new Map([['c', 1]]), () => true, settings);
+    expect(fromChinese.get('d')).toBeCloseTo(0.8);
+    expect(fromChinese.get('b')).toBeCloseTo(0.2);
+    // A card that does not ask passes weight.
+    const plain = passOnContext(asking, new Map([['b', 1]]), () => true, settings);
+    expect(plain.get('c')).toBeCloseTo(0.5);
   });
 });
 

@@ -75,25 +75,35 @@ export function candidatePool(state: ScopeState, settings: SearchSettings): numb
     : candidates;
 }
 
+/** A record that asks something: the record after it is most likely the answer. */
+const ASKS = /[?？]/u;
+
 /**
  * Adds to each card of the sequence `weight ^ d` of the score of the card `d` places before it
  * and `backwardWeight ^ d` of the score of the card `d` places after it (d up to `window`),
- * skipping cards the query's filters exclude; cards outside the sequence pass nothing on. Returns
- * the added parts per card; the scores themselves are not changed. Linear in the scored cards
- * times `window`.
+ * skipping cards the query's filters exclude; cards outside the sequence pass nothing on. A card
+ * that asks a question passes `questionWeight` instead of `weight` to the card right after it
+ * (and on from there by `weight`). Returns the added parts per card; the scores themselves are
+ * not changed. Linear in the scored cards times `window`.
  */
 export function passOnContext(
   state: ScopeState,
   scores: ReadonlyMap<string, number>,
   accepts: (id: string) => boolean,
-  { weight, window, backwardWeight, types }: SequenceContextSettings,
+  { weight, window, backwardWeight, questionWeight, types }: SequenceContextSettings,
 ): Map<string, number> {
   const { ids, positions } = sequenceOf(state, types);
   const passed = new Map<string, number>();
-  const passOn = (position: number, score: number, step: 1 | -1, stepWeight: number) => {
+  const passOn = (
+    position: number,
+    score: number,
+    step: 1 | -1,
+    stepWeight: number,
+    firstWeight: number,
+  ) => {
     let share = score;
     for (let distance = 1; distance <= window; distance++) {
-      share *= stepWeight;
+      share *= distance === 1 ? firstWeight : stepWeight;
       const neighbour = ids[position + step * distance];
       if (neighbour === undefined || !(share > 0)) break;
       if (accepts(neighbour)) passed.set(neighbour, (passed.get(neighbour) ?? 0) + share);
@@ -102,8 +112,9 @@ export function passOnContext(
   for (const [id, score] of scores) {
     const position = positions.get(id);
     if (position === undefined || !(score > 0)) continue;
-    passOn(position, score, 1, weight);
-    passOn(position, score, -1, backwardWeight);
+    const asks = questionWeight !== weight && ASKS.test(state.entries.get(id)?.text ?? '');
+    passOn(position, score, 1, weight, asks ? questionWeight : weight);
+    passOn(position, score, -1, backwardWeight, backwardWeight);
   }
   return passed;
 }
