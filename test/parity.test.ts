@@ -2,7 +2,8 @@
  * One corpus of requests through every entry point: the context manager, `compact()`, the AI SDK
  * middleware, the LangChain agent middleware and the CLI. Each must take the same decisions:
  * accept or reject with the same typed error, make the same repairs, and send a prompt whose tool
- * calls pair up and that fits its budget.
+ * calls pair up and that fits its budget; and reject what cannot be sent (cycles, BigInt,
+ * functions, getters that throw, holes) with the same typed error, naming the same place.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -23,11 +24,13 @@ import {
   createExtractiveSummarizer,
   createInMemoryOffloadStore,
   createTokenCounter,
+  InvalidMessageError,
   type Message,
   parseConversation,
   type ToolMessage,
   toModelMessages,
 } from '@ctxmem/core';
+import { brokenHistories } from '@ctxmem/core/test';
 import { fromLangChainMessages, toLangChainMessages } from '@ctxmem/langchain';
 import { contextMemoryMiddleware as langChainMiddleware } from '@ctxmem/langchain/agent';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -315,4 +318,189 @@ describe('every entry point takes the same decisions on one corpus', () => {
     const cli = await entryPoints.CLI!(malformed, 'malformed through CLI');
     expect(cli.outcome).not.toBe('ok');
   });
+});
+
+describe('every entry point rejects what cannot be sent, naming the same place', () => {
+  type Loose = Record<string, unknown>;
+  const brokenCase = (name: string) => brokenHistories().find((broken) => broken.name === name)!;
+  /** An entry point's decision on bad input: the error's name and path, or `ok`. */
+  const decision = (error: unknown) =>
+    InvalidMessageError.isInstance(error)
+      ? { outcome: error.name, path: error.path }
+      : { outcome: error === undefined ? 'ok' : outcomeOf(error) };
+
+  /**
+   * The same breakage in LangChain's own fields. A LangChain message is a class instance whose
+   * extra own properties LangChain never sends, so a message that refers to itself has its
+   * counterpart in `additional_kwargs`, which it does send; provider options in
+   * `response_metadata`; a tool call's input in `tool_calls[0].args`. The agent middleware gets
+   * the system prompt apart, so indexes are one lower.
+   */
+  const inLangChain: Record<string, { corrupt: (messages: unknown[]) => unknown[]; path: string }> =
+    {
+      'a message that refers to itself': {
+        corrupt: (messages) => {
+          const kwargs = (messages[0] as BaseMessage).additional_kwargs as Loose;
+          kwargs.self = kwargs;
+          return messages;
+        },
+        path: 'messages[0].additional_kwargs.self',
+      },
+      'a cycle in a tool call input': {
+        corrupt: (messages) => {
+          const args = (messages[1] as { tool_calls: Array<{ args: Loose }> }).tool_calls[0]!.args;
+          args.self = args;
+          return messages;
+        },
+        path: 'messages[1].tool_calls[0].args.self',
+      },
+      'a cycle in provider options': {
+        corrupt: (messages) => {
+          const metadata = (messages[0] as BaseMessage).response_metadata as Loose;
+          metadata.openai = { user: 'u1', loop: metadata };
+          return messages;
+        },
+        path: 'messages[0].response_metadata.openai.loop',
+      },
+      'a BigInt in a tool call input': {
+        corrupt: (messages) => {
+          (messages[1] as { tool_calls: Array<{ args: Loose }> }).tool_calls[0]!.args.limit =
+            BigInt(10);
+          return messages;
+        },
+        path: 'messages[1].tool_calls[0].args.limit',
+      },
+      'a function in content': {
+        corrupt: (messages) => {
+          (messages[0] as { content: unknown }).content = [
+            { type: 'text', text: 'Look it up.', onClick: () => 'clicked' },
+          ];
+          return messages;
+        },
+        path: 'messages[0].content[0].onClick',
+      },
+      'a getter that throws': {
+        corrupt: (messages) => {
+          const args = (messages[1] as { tool_calls: Array<{ args: Loose }> }).tool_calls[0]!.args;
+          Object.defineProperty(args, 'token', {
+            enumerable: true,
+            get: () => {
+              throw new Error('token revoked');
+            },
+          });
+          return messages;
+        },
+        path: 'messages[1].tool_calls[0].args.token',
+      },
+      'a hole': {
+        corrupt: (messages) => {
+          delete messages[0];
+          return messages;
+        },
+        path: 'messages[0]',
+      },
+      'an undefined entry': {
+        corrupt: (messages) => [undefined, ...messages.slice(1)],
+        path: 'messages[0]',
+      },
+      'a null entry': { corrupt: (messages) => [null, ...messages.slice(1)], path: 'messages[0]' },
+    };
+
+  it('has a LangChain counterpart for every case', () => {
+    expect(Object.keys(inLangChain).sort()).toEqual(
+      brokenHistories()
+        .map((broken) => broken.name)
+        .sort(),
+    );
+  });
+
+  for (const { name, path, json } of brokenHistories()) {
+    it(name, async () => {
+      const decisions: Record<string, { outcome: string; path?: string }> = {};
+      const settle = (run: () => Promise<unknown>) =>
+        run().then(
+          () => decision(undefined),
+          (error: unknown) => decision(error),
+        );
+      decisions.manager = await settle(() =>
+        createContextManager({ contextWindow: WINDOW, counter }).prepare(
+          brokenCase(name).messages as Message[],
+        ),
+      );
+      decisions.compact = await settle(() =>
+        compact(brokenCase(name).messages as Message[], {
+          budgetTokens: WINDOW,
+          counter,
+          summarizer: createExtractiveSummarizer({ counter }),
+          offloadStore: createInMemoryOffloadStore(),
+        }),
+      );
+      const aiSdk = await settle(() => {
+        const broken = brokenCase(name);
+        const middleware = aiSdkMiddleware({ contextWindow: WINDOW, counter });
+        return middleware.transformParams({
+          type: 'generate',
+          params: { prompt: broken.corrupt(toV4Prompt(broken.clean())) as never },
+          model: {
+            specificationVersion: 'v4',
+            provider: 'parity',
+            modelId: 'parity-model',
+            doGenerate: async () => ({ content: [] }),
+          } as never,
+        });
+      });
+      // The AI SDK names its prompt `prompt`; the indexes are core's.
+      decisions['AI SDK middleware'] = {
+        ...aiSdk,
+        ...(aiSdk.path ? { path: aiSdk.path.replace(/^prompt/, 'messages') } : {}),
+      };
+      const langChain = await settle(async () => {
+        const [system, ...rest] = toLangChainMessages(brokenCase(name).clean());
+        const wrap = langChainMiddleware({ contextWindow: WINDOW, counter })
+          .wrapModelCall as unknown as (
+          request: object,
+          handler: () => unknown,
+        ) => Promise<unknown>;
+        return wrap(
+          {
+            messages: inLangChain[name]!.corrupt(rest),
+            systemMessage: system,
+            tools: [],
+            model: {},
+            runtime: {},
+            state: {},
+          },
+          () => undefined,
+        );
+      });
+      // Back to core's indexes (the system prompt comes apart) and path, for one comparison.
+      expect(langChain.path, 'LangChain agent middleware').toBe(inLangChain[name]!.path);
+      decisions['LangChain agent middleware'] = { ...langChain, path };
+      if (json) {
+        // Files and stdin are JSON: of these cases only a null entry can be written there.
+        const file = join(directory, `${name.replace(/\W+/g, '-')}.json`);
+        const broken = brokenCase(name);
+        const written = broken.messages.map((message) =>
+          message === null ? null : toModelMessages([message as Message])[0],
+        );
+        await writeFile(file, JSON.stringify(written));
+        const stderr: string[] = [];
+        const code = await runCli(['compact', file, '--budget', String(WINDOW)], {
+          stdout: { write: () => true },
+          stderr: { write: (text: string) => stderr.push(text) },
+          cwd: directory,
+          env: {},
+        });
+        const named = /(messages\[\d+\][^:\s]*): /.exec(stderr.join(''));
+        // Exit code 1 is a failure of the input (2 would be a usage error).
+        decisions.CLI =
+          code === 1
+            ? { outcome: 'CtxmemInvalidMessageError', ...(named ? { path: named[1] } : {}) }
+            : { outcome: `exit code ${code}` };
+      }
+      for (const [entry, taken] of Object.entries(decisions)) {
+        expect(taken, entry).toEqual({ outcome: 'CtxmemInvalidMessageError', path });
+      }
+    });
+  }
 });

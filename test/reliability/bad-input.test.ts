@@ -47,7 +47,14 @@ type Corruption =
   | 'orphan-tool-result'
   | 'duplicate-tool-call-id'
   | 'late-tool-result'
-  | 'lone-surrogate';
+  | 'lone-surrogate'
+  | 'circular-message'
+  | 'circular-arguments'
+  | 'bigint-in-arguments'
+  | 'function-in-content'
+  | 'throwing-getter'
+  | 'hole'
+  | 'undefined-message';
 
 /** Corruptions that `repairMessages` fixes (documented in `MessageRepair`). */
 const REPAIRABLE: ReadonlySet<Corruption> = new Set([
@@ -76,6 +83,13 @@ const corruptions: readonly Corruption[] = [
   'duplicate-tool-call-id',
   'late-tool-result',
   'lone-surrogate',
+  'circular-message',
+  'circular-arguments',
+  'bigint-in-arguments',
+  'function-in-content',
+  'throwing-getter',
+  'hole',
+  'undefined-message',
 ];
 
 /** A value nested `depth` levels deep, built without recursion. */
@@ -192,6 +206,37 @@ function corrupt(
       else if (Array.isArray(target.content) && target.role === 'user') {
         target.content = [...target.content, { type: 'text', text: 'half \uDC00 pair' }];
       } else target.name = 'name\uD83D';
+      return copy;
+    case 'circular-message':
+      target.self = target;
+      return copy;
+    case 'circular-arguments': {
+      if (!firstCall) return undefined;
+      const input: Loose = { query: 'loop' };
+      input.self = input;
+      firstCall.input = input;
+      return copy;
+    }
+    case 'bigint-in-arguments':
+      if (!firstCall) return undefined;
+      firstCall.input = { limit: BigInt(10) };
+      return copy;
+    case 'function-in-content':
+      target.content = [{ type: 'text', text: 'click', onClick: () => 'clicked' }];
+      return copy;
+    case 'throwing-getter':
+      Object.defineProperty(target, 'secret', {
+        enumerable: true,
+        get: () => {
+          throw new Error('revoked');
+        },
+      });
+      return copy;
+    case 'hole':
+      delete copy[at(copy)];
+      return copy;
+    case 'undefined-message':
+      copy[at(copy)] = undefined as unknown as Loose;
       return copy;
   }
 }
@@ -408,6 +453,35 @@ describe('prepare on bad input', () => {
 
   // Protection: prepare checks its input before fingerprinting it. Without the check these
   // inputs escape as TypeError ("messages.map") or RangeError (stack overflow).
+  // Protection: compact()'s entry check, the same as prepare's. Without it a hole crashed the
+  // pipeline with "Cannot read properties of undefined (reading 'role')", and a message that
+  // refers to itself was compacted into a prompt JSON.stringify cannot write.
+  it('compact rejects malformed messages with a typed error, never a crash', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        arbitraryMessages({ maxMessages: 10 }),
+        fc.constantFrom(...shapeCorruptions),
+        fc.double({ min: 0, max: 0.999, noNaN: true }),
+        async (messages, corruption, pick) => {
+          const input = corrupt(messages, corruption, pick);
+          if (!input) return;
+          const error = await compact(input as Message[], {
+            budgetTokens: 500,
+            counter,
+            summarizer,
+            offloadStore: createInMemoryOffloadStore(),
+          }).then(
+            () => undefined,
+            (thrown: unknown) => thrown,
+          );
+          expect(InvalidMessageError.isInstance(error), corruption).toBe(true);
+          expect((error as InvalidMessageError).path, corruption).toMatch(/^messages\[\d+\]/);
+        },
+      ),
+      { numRuns: 120 },
+    );
+  });
+
   it('rejects a non-array with a typed error', async () => {
     const manager = createContextManager({ contextWindow: 2_000 });
     const error = await manager.prepare('hello' as unknown as Message[]).catch((thrown) => thrown);

@@ -110,13 +110,15 @@ async function checkIsolation(scopes: readonly Scope[], stores: Stores): Promise
       { content: `The ${marker} team prefers short answers.`, type: 'preference' },
     ]);
     const history = markedConversation(marker, 6);
-    // A payload large enough to be offloaded, so that reload ids exist.
-    history.splice(3, 1, {
+    // A payload large enough to be offloaded, so that reload ids exist: in the newest round, whose
+    // offload preview stays in the prompt (an older round's may be summarized away, its original
+    // still one recall_conversation away).
+    history.splice(history.length - 3, 1, {
       role: 'tool',
       content: [
         {
           type: 'tool-result',
-          toolCallId: `call_${marker}_1`,
+          toolCallId: `call_${marker}_6`,
           toolName: 'search',
           output: { type: 'text', value: `${marker} payload `.repeat(800) },
         },

@@ -11,12 +11,13 @@ import {
   jsonSchema,
   type ModelMessage,
   stepCountIs,
+  type Tool,
   tool,
   wrapLanguageModel,
 } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 
-const INSTRUCTIONS =
+export const INSTRUCTIONS =
   'You are a concise assistant for a developer team. Use search_docs for questions about the ' +
   'project, and search_memory or recall_conversation when earlier details are needed.';
 
@@ -152,8 +153,11 @@ function describe(event: CtxmemEvent): string | undefined {
   }
 }
 
-/** A chat session whose prompts ctxmem keeps inside the model's window. */
-export function createChat({ print = console.log, env = process.env }: ChatOptions = {}) {
+/**
+ * The model the example talks to: an OpenAI-compatible one when `OPENAI_API_KEY` or
+ * `OPENAI_BASE_URL` is set, else the scripted one, with the context window to use.
+ */
+export function chatModel(env: Record<string, string | undefined>) {
   const real = Boolean(env.OPENAI_API_KEY || env.OPENAI_BASE_URL);
   const base = real
     ? createOpenAI({
@@ -167,6 +171,23 @@ export function createChat({ print = console.log, env = process.env }: ChatOptio
     : real
       ? undefined
       : 6_000;
+  return { real, base, contextWindow };
+}
+
+/** The example's own tool: documentation lookups, whose long pages fill a window. */
+export const searchDocs: Tool<{ query: string }, string> = tool({
+  description: 'Search the project documentation and runbooks.',
+  inputSchema: jsonSchema<{ query: string }>({
+    type: 'object',
+    properties: { query: { type: 'string', description: 'What to look for.' } },
+    required: ['query'],
+  }),
+  execute: async ({ query }) => documentation(query),
+});
+
+/** A chat session whose prompts ctxmem keeps inside the model's window. */
+export function createChat({ print = console.log, env = process.env }: ChatOptions = {}) {
+  const { real, base, contextWindow } = chatModel(env);
   const scope = { userId: 'demo-user', sessionId: 'demo-session' };
   const middleware = contextMemoryMiddleware({
     ...(contextWindow === undefined ? {} : { contextWindow }),
@@ -178,18 +199,7 @@ export function createChat({ print = console.log, env = process.env }: ChatOptio
     },
   });
   const model = wrapLanguageModel({ model: base, middleware });
-  const tools = {
-    search_docs: tool({
-      description: 'Search the project documentation and runbooks.',
-      inputSchema: jsonSchema<{ query: string }>({
-        type: 'object',
-        properties: { query: { type: 'string', description: 'What to look for.' } },
-        required: ['query'],
-      }),
-      execute: async ({ query }) => documentation(query),
-    }),
-    ...memoryTools(middleware, { scope }),
-  };
+  const tools = { search_docs: searchDocs, ...memoryTools(middleware, { scope }) };
   const messages: ModelMessage[] = [];
 
   return {

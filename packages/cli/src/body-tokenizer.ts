@@ -1,6 +1,6 @@
 import type { TokenCounter, TokenEncodingName } from '@ctxmem/core';
-import { hasPublicTokenizer, InvalidArgumentError } from '@ctxmem/core';
-import { TOKEN_ENCODING_NAMES, UNKNOWN_TOKENIZER_MARGIN } from '@ctxmem/core/adapter-kit';
+import { defaultCountRatio, InvalidArgumentError } from '@ctxmem/core';
+import { TOKEN_ENCODING_NAMES } from '@ctxmem/core/adapter-kit';
 import { parseChoice } from './arguments.js';
 import type { CliDependencies } from './dependencies.js';
 
@@ -19,15 +19,16 @@ export interface ChooseTokenizerOptions {
   summarizerModel?: string | undefined;
   /** `--encoding`: wins over both models. */
   encoding?: TokenEncodingName | undefined;
-  /** `--margin`. @default 1.2 for a model without a public tokenizer, else 1 */
+  /** `--margin`. @default core's `defaultCountRatio(model)`: 1.2 for a model without a public tokenizer, else 1 */
   margin?: number | undefined;
 }
 
 /**
  * Picks the tokenizer a body is counted with: `--encoding` when given, else the body's own `model`
  * (core's `encodingForModel`: `cl100k_base` for GPT-4 and GPT-3.5, `o200k_base` for everything
- * else), else the summarizer's `--model`, else `o200k_base`. A model that is not OpenAI's gets the
- * `UNKNOWN_TOKENIZER_MARGIN` unless `--margin` says otherwise.
+ * else), else the summarizer's `--model`, else `o200k_base`. The margin is core's count ratio for
+ * the model before any provider report (`defaultCountRatio`: 1.2 for a model that is not
+ * OpenAI's, the same rule the context manager budgets with) unless `--margin` says otherwise.
  */
 export function chooseTokenizer({
   bodyModel,
@@ -36,8 +37,7 @@ export function chooseTokenizer({
   margin,
 }: ChooseTokenizerOptions): TokenizerChoice {
   const model = bodyModel ?? summarizerModel;
-  const defaultMargin =
-    model !== undefined && !hasPublicTokenizer(model) ? UNKNOWN_TOKENIZER_MARGIN : 1;
+  const defaultMargin = defaultCountRatio(model);
   return {
     ...(encoding !== undefined ? { encoding } : model !== undefined ? { model } : {}),
     margin: margin ?? defaultMargin,

@@ -6,6 +6,7 @@ Usage
   ctxmem inspect <file.json|session> --html <report.html> | --serve [options]
   ctxmem reload <id> [--offload-dir <dir>] [--json | --format <format>]
   ctxmem memory <add|search|list|remove|stats> --store <dir> [options]
+  ctxmem mcp --store <dir|postgres://…|redis://…> [scope] [--http [--port <n>]]
 
 Commands
   compact   Compress a conversation to a token budget and print it in the same format
@@ -13,6 +14,7 @@ Commands
             --html / --serve: a page of every call's window, compactions, summary and offloads
   reload    Print a payload that compact offloaded, by the id shown in its preview
   memory    Add, search, list and remove long-term memory cards in a store folder
+  mcp       Serve a store's memory to MCP clients (desktop assistants, coding agents)
 
 Options
   -h, --help     Show help (also: ctxmem <command> --help)
@@ -192,4 +194,52 @@ Options
 Card types: goal, decision, constraint, todo, code, fact (default), preference.
 Exit codes: 0 done, 1 failed (unreadable file, invalid JSONL line, unknown card id),
 2 usage error (bad or unknown option, unsafe id).
+`;
+
+export const MCP_HELP = `Usage: ctxmem mcp --store <dir|postgres://…|redis://…> [scope] [options]
+
+An MCP server over a ctxmem store, for MCP clients (desktop assistants, coding agents, your
+own app). Tools: search_memory, add_memory, list_memories, remove_memory (memory cards),
+recall_conversation (exact earlier turns from the store's history) and reload_context (an
+offloaded payload). Resource: ctxmem://memory/MEMORY.md, the scope's cards as MEMORY.md
+bullets (another scope: ctxmem://memory/user/<id>/session/<id>/MEMORY.md).
+It speaks MCP over stdin and stdout until stdin ends or SIGTERM; nothing else is written to
+stdout, notes go to stderr. With --http it serves Streamable HTTP on 127.0.0.1 instead.
+
+Client config (Claude Desktop, Claude Code and others: "mcpServers"):
+  "ctxmem": { "command": "ctxmem", "args": ["mcp", "--store", "/home/me/.ctxmem"] }
+
+Store
+  --store <dir|url>   A folder (the file stores: cards, history and offloads side by side;
+                      use an absolute path, clients start servers in any folder),
+                      postgres://… (needs @ctxmem/postgres; its schema is created or
+                      upgraded at start) or redis://… (needs @ctxmem/redis).
+                      Default: CTXMEM_STORE (keeps a password out of the arguments).
+
+Scope (whose memory; a call never sees another scope's)
+  --user <id>  --agent <id>  --session <id>
+                      Default: CTXMEM_USER_ID, CTXMEM_AGENT_ID, CTXMEM_SESSION_ID, else the
+                      global scope. These fields are fixed: a call's optional "scope" argument
+                      ({ "userId", "agentId", "sessionId" }) adds the fields not fixed, and a
+                      different value for a fixed one is refused.
+
+Search (search_memory)
+  --embedder hashing|local|openai  --embedding-model <id>  --fusion rrf|weighted[:w]
+  --sequence-context               As for ctxmem memory search (see ctxmem memory --help).
+
+HTTP
+  --http              Streamable HTTP on 127.0.0.1 (never another address), at /mcp.
+  --port <n>          Default: a free port, printed on stderr.
+  --token <token>     Required as "Authorization: Bearer <token>" on every request (at
+                      least 16 characters). Default: CTXMEM_MCP_TOKEN, else a random token,
+                      printed on stderr.
+
+Options
+  -q, --quiet         No start and stop lines on stderr (the --http address and a generated
+                      token still print).
+  -h, --help          Show this help.
+
+Bad arguments in a call are answered with an error naming the problem, and the server keeps
+serving. Exit codes: 0 stopped, 1 failed (the store cannot be opened, the port is taken),
+2 usage error.
 `;

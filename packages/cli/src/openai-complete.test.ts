@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from '@ctxmem/core';
+import { ContextOverflowError, InvalidArgumentError } from '@ctxmem/core';
 import { describe, expect, it } from 'vitest';
 import { createOpenAICompatibleComplete } from './index.js';
 
@@ -114,6 +114,41 @@ describe('createOpenAICompatibleComplete', () => {
     expect((failure as Error).message).toContain('HTTP 429');
     expect((failure as Error).message).toContain('Rate limit reached');
     expect((failure as Error).message).not.toContain('sk-secret');
+  });
+
+  it("throws ContextOverflowError with the server's numbers when it rejects the prompt as too long", async () => {
+    // mckaywrigley/chatbot-ui#102: OpenAI's context_length_exceeded with its numbers.
+    const body = {
+      error: {
+        message:
+          "This model's maximum context length is 4097 tokens. However, you requested 4120 tokens (3120 in the messages, 1000 in the completion). Please reduce the length of the messages or completion.",
+        type: 'invalid_request_error',
+        param: 'messages',
+        code: 'context_length_exceeded',
+      },
+    };
+    const complete = createOpenAICompatibleComplete({
+      apiKey: 'sk-secret-key',
+      model: 'gpt-3.5-turbo',
+      fetch: fakeFetch(() => new Response(JSON.stringify(body), { status: 400 })).fetch,
+    });
+    const error = await complete({ prompt: 'x' }).catch((caught: unknown) => caught);
+    expect(ContextOverflowError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ providerTokens: 3_120, outputTokens: 1_000, limitTokens: 4_097 });
+    expect((error as Error).message).not.toContain('sk-secret-key');
+    // Any other 400 stays a plain error.
+    const other = createOpenAICompatibleComplete({
+      apiKey: 'sk-test',
+      model: 'gpt-4o-mini',
+      fetch: fakeFetch(
+        () =>
+          new Response(JSON.stringify({ error: { message: 'Invalid value for temperature' } }), {
+            status: 400,
+          }),
+      ).fetch,
+    });
+    const plain = await other({ prompt: 'x' }).catch((caught: unknown) => caught);
+    expect(ContextOverflowError.isInstance(plain)).toBe(false);
   });
 
   it('throws on an answer without content or with a body that is not JSON', async () => {

@@ -1,5 +1,5 @@
 import type { CompleteFn, CompleteRequest, CompleteResult } from '@ctxmem/core';
-import { InvalidArgumentError } from '@ctxmem/core';
+import { ContextOverflowError, detectContextOverflow, InvalidArgumentError } from '@ctxmem/core';
 
 export interface OpenAICompatibleCompleteOptions {
   /** Sent as `Authorization: Bearer <apiKey>`; never logged or put into error messages. */
@@ -18,7 +18,8 @@ export interface OpenAICompatibleCompleteOptions {
  * A `CompleteFn` over `POST <baseUrl>/chat/completions`, so the CLI (and apps without an SDK) can
  * summarize with any OpenAI-compatible endpoint. No SDK dependency: one request, one answer.
  * Failures (network, non-2xx status, missing content) throw; the summarizer turns them into a
- * `SummarizerError` and its fallback takes over.
+ * `SummarizerError` and its fallback takes over. A rejection of the prompt as too long throws
+ * `ContextOverflowError` with the server's numbers, so the model summarizer retries it smaller.
  */
 export function createOpenAICompatibleComplete({
   apiKey,
@@ -66,9 +67,25 @@ export function createOpenAICompatibleComplete({
     });
     const text = await response.text();
     if (!response.ok) {
-      throw new Error(
-        `${url.origin}${url.pathname} answered HTTP ${response.status}: ${errorDetail(text)}`,
-      );
+      const message = `${url.origin}${url.pathname} answered HTTP ${response.status}: ${errorDetail(text)}`;
+      // A "too long" rejection is typed, with the server's numbers, for the summarizer to shrink
+      // its prompt (OpenAI's `context_length_exceeded`, vLLM's "maximum context length").
+      const overflow = detectContextOverflow({
+        status: response.status,
+        message,
+        responseBody: text,
+      });
+      if (overflow) {
+        throw new ContextOverflowError({
+          message,
+          ...(overflow.providerTokens === undefined
+            ? {}
+            : { providerTokens: overflow.providerTokens }),
+          ...(overflow.limitTokens === undefined ? {} : { limitTokens: overflow.limitTokens }),
+          ...(overflow.outputTokens === undefined ? {} : { outputTokens: overflow.outputTokens }),
+        });
+      }
+      throw new Error(message);
     }
     let data: unknown;
     try {

@@ -40,7 +40,7 @@ describe('ctxmem (top level)', () => {
 
   it('prints help for the CLI and for each command', async () => {
     expect((await run(['--help'])).stdout).toMatch(/Usage[\s\S]*compact[\s\S]*inspect/);
-    for (const command of ['compact', 'inspect', 'reload']) {
+    for (const command of ['compact', 'inspect', 'reload', 'mcp']) {
       const viaFlag = await run([command, '--help']);
       expect(viaFlag.code).toBe(0);
       expect(viaFlag.stdout).toContain(`Usage: ctxmem ${command}`);

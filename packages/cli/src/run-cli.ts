@@ -9,7 +9,14 @@ import { parseArguments } from './arguments.js';
 import { parseCompactArguments, runCompact } from './compact/index.js';
 import { type CliDependencies, loadDefaultDependencies } from './dependencies.js';
 import { formatNumber } from './format.js';
-import { COMPACT_HELP, INSPECT_HELP, MAIN_HELP, MEMORY_HELP, RELOAD_HELP } from './help.js';
+import {
+  COMPACT_HELP,
+  INSPECT_HELP,
+  MAIN_HELP,
+  MCP_HELP,
+  MEMORY_HELP,
+  RELOAD_HELP,
+} from './help.js';
 import { parseInspectArguments, runInspect } from './inspect-command.js';
 import { parseReloadArguments, runReload } from './reload-command.js';
 import { oneLine } from './render-report.js';
@@ -24,7 +31,11 @@ export interface CliContext {
   };
   /** Relative paths in arguments resolve against this folder. */
   cwd: string;
-  /** Read for `OPENAI_API_KEY`, `OPENAI_BASE_URL` and `CTXMEM_DEBUG`. */
+  /**
+   * Read for `OPENAI_API_KEY`, `OPENAI_BASE_URL` and `CTXMEM_DEBUG`; by `ctxmem mcp` also for
+   * `CTXMEM_STORE`, `CTXMEM_MCP_TOKEN` and the scope (`CTXMEM_USER_ID`, `CTXMEM_AGENT_ID`,
+   * `CTXMEM_SESSION_ID`).
+   */
   env: Readonly<Record<string, string | undefined>>;
   /** Used by `--model` to call the API. @default globalThis.fetch */
   fetch?: typeof globalThis.fetch;
@@ -82,6 +93,11 @@ const COMMANDS: Record<string, Command> = {
     // Loaded on use: it pulls in the memory stores and the retrieval code.
     run: async (argv, context) =>
       (await import('./memory/index.js')).runMemoryCommand(argv, context),
+  },
+  mcp: {
+    help: MCP_HELP,
+    // Loaded on use: the MCP SDK is for this command only (other commands start without it).
+    run: async (argv, context) => (await import('./mcp/index.js')).runMcpCommand(argv, context),
   },
 };
 

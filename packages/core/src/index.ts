@@ -40,9 +40,11 @@ export { createContextManager, defaultMemoryScope } from './context/index.js';
 export type {
   AssistantContentPart,
   AssistantMessage,
+  CallCalibration,
   CallCompaction,
   CallCompactionSource,
   CallComposition,
+  CallOverflow,
   CallRecord,
   CallStrategy,
   CompactionReport,
@@ -55,6 +57,7 @@ export type {
   CompressionSettings,
   CompressionState,
   CompressionStrategy,
+  CountCalibrationState,
   CtxmemEvent,
   CtxmemMessageKind,
   CtxmemMessageMetadata,
@@ -112,11 +115,13 @@ export type {
   WorkingState,
 } from './contracts/index.js';
 export { MEMORY_CARD_TYPES } from './contracts/index.js';
-export type { CtxmemErrorOptions } from './errors/index.js';
+export type { ContextOverflowAttempt, CtxmemErrorOptions } from './errors/index.js';
 // Errors: one class per fault, each with an `isInstance` check.
 export {
+  AlreadyExistsError,
   BudgetExceededError,
   ConflictError,
+  ContextOverflowError,
   CorruptDataError,
   CtxmemError,
   InvalidArgumentError,
@@ -132,7 +137,13 @@ export type {
   FlushNotes,
   FlushThresholdOptions,
 } from './flush/index.js';
-export { importMemoryFiles, NO_REPLY, requestFlushNotes, writeFlushNotes } from './flush/index.js';
+export {
+  importMemoryFiles,
+  NO_REPLY,
+  renderMemoryMarkdown,
+  requestFlushNotes,
+  writeFlushNotes,
+} from './flush/index.js';
 export type {
   FileHistoryStoreOptions,
   HistoryStoreOptions,
@@ -161,6 +172,18 @@ export {
   mergeCards,
   SUPERSEDING_CARD_TYPES,
 } from './memory/index.js';
+export type {
+  MemoryToolBackend,
+  MemoryToolBackendOptions,
+  MemoryToolCommand,
+  MemoryToolCommandName,
+} from './memory-files/index.js';
+// The storage behind Anthropic's memory tool: files that are memory cards.
+export {
+  createMemoryToolBackend,
+  MAX_MEMORY_FILE_CHARACTERS,
+  MEMORY_FILE_TAG,
+} from './memory-files/index.js';
 export type {
   AiSdkModelMessage,
   AnthropicMessagesBody,
@@ -213,6 +236,21 @@ export type {
   OffloadStoreOptions,
 } from './offload/index.js';
 export { createFileOffloadStore, createInMemoryOffloadStore } from './offload/index.js';
+export type {
+  ContextOverflow,
+  CountCalibration,
+  CountCalibrationOptions,
+  ProviderUsage,
+} from './provider/index.js';
+// What the provider says: its "too long" rejections and its counts.
+export {
+  COUNT_RATIO_BOUNDS,
+  createCountCalibration,
+  defaultCountRatio,
+  detectContextOverflow,
+  OVERFLOW_RETRY_MARGIN,
+  OVERFLOW_RETRY_SHARE,
+} from './provider/index.js';
 export type {
   Bm25Hit,
   Bm25Index,
@@ -274,6 +312,8 @@ export {
 } from './summarize/index.js';
 export type { FoldTaskOptions } from './task/index.js';
 export { foldTaskMessages } from './task/index.js';
+// OpenTelemetry spans (the `telemetry` option of `createContextManager`).
+export type { TelemetryOptions, TelemetryScopeMode } from './telemetry/index.js';
 export type {
   EstimateCounterOptions,
   MessageCountOptions,
@@ -288,17 +328,27 @@ export {
   hasPublicTokenizer,
 } from './tokens/index.js';
 export type {
+  AddMemoryInput,
+  AddMemoryResult,
+  ListMemoriesInput,
+  ListMemoriesResult,
+  MemoryCardResult,
   MemoryToolName,
   MemoryToolsOptions,
   RecallConversationResult,
   ReloadContextOptions,
   ReloadContextResult,
+  RemoveMemoryResult,
+  SchemaToolDefinition,
   SearchMemoryResult,
 } from './tools/index.js';
 export {
+  addMemoryTool,
   createMemoryTools,
+  listMemoriesTool,
   RELOAD_PAGE_TOKENS,
   recallConversationTool,
   reloadContextTool,
+  removeMemoryTool,
   searchMemoryTool,
 } from './tools/index.js';

@@ -8,7 +8,7 @@ import {
   BaseChatModel,
   type BaseChatModelParams,
 } from '@langchain/core/language_models/chat_models';
-import { AIMessage, type BaseMessage } from '@langchain/core/messages';
+import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
 import type { ChatResult } from '@langchain/core/outputs';
 
 // One filler text and one summary reply for every package's tests.
@@ -143,4 +143,106 @@ export function createScriptedAgent({
     maxTokens === undefined ? {} : { maxTokens },
   );
   return { model, state };
+}
+
+/** A LangChain history no entry point may accept, with where and what the problem is. */
+export interface BrokenLangChainHistory {
+  name: string;
+  /** Fresh messages: a question, a tool call, its result and a follow-up, one of them broken. */
+  messages: unknown[];
+  path: string;
+  problem: string;
+}
+
+/**
+ * LangChain histories that cannot be sent or stored, in the fields the converters carry into
+ * core messages (kwargs, metadata, tool call arguments, content blocks): cycles, a BigInt, a
+ * function, a getter that throws, and a hole, `undefined` or `null` where a message should be.
+ */
+export function brokenLangChainHistories(): BrokenLangChainHistory[] {
+  const history = () => [
+    new HumanMessage('Look it up.'),
+    new AIMessage({ content: '', tool_calls: [{ id: 'c1', name: 'lookup', args: { q: 'x' } }] }),
+    new ToolMessage({ content: 'found it', tool_call_id: 'c1', name: 'lookup' }),
+    new HumanMessage('Thanks. And now?'),
+  ];
+  type Loose = Record<string, unknown>;
+  const cases: BrokenLangChainHistory[] = [];
+  const add = (
+    name: string,
+    path: string,
+    problem: string,
+    corrupt: (list: unknown[]) => unknown[],
+  ) => cases.push({ name, messages: corrupt(history()), path, problem });
+  add(
+    'kwargs that refer to themselves',
+    'messages[1].additional_kwargs.self',
+    'circular reference',
+    (list) => {
+      const kwargs = (list[1] as AIMessage).additional_kwargs as Loose;
+      kwargs.self = kwargs;
+      return list;
+    },
+  );
+  add(
+    'a cycle in tool call arguments',
+    'messages[1].tool_calls[0].args.self',
+    'circular reference',
+    (list) => {
+      const args = (list[1] as AIMessage).tool_calls![0]!.args as Loose;
+      args.self = args;
+      return list;
+    },
+  );
+  add(
+    'a BigInt in response metadata',
+    'messages[1].response_metadata.tokens',
+    'a bigint is not a JSON value',
+    (list) => {
+      ((list[1] as AIMessage).response_metadata as Loose).tokens = BigInt(12);
+      return list;
+    },
+  );
+  add(
+    'a function in a content block',
+    'messages[0].content[0].onClick',
+    'a function is not a JSON value',
+    (list) => {
+      list[0] = new HumanMessage({
+        content: [{ type: 'text', text: 'Look it up.', onClick: () => 'clicked' } as never],
+      });
+      return list;
+    },
+  );
+  add(
+    'a getter that throws',
+    'messages[3].additional_kwargs.token',
+    'reading it threw (Error: token revoked)',
+    (list) => {
+      Object.defineProperty((list[3] as HumanMessage).additional_kwargs, 'token', {
+        enumerable: true,
+        get: () => {
+          throw new Error('token revoked');
+        },
+      });
+      return list;
+    },
+  );
+  add('a hole', 'messages[1]', 'hole', (list) => {
+    const sparse = [list[0]];
+    sparse.length = 2;
+    sparse.push(...list.slice(2));
+    return sparse;
+  });
+  add('an undefined entry', 'messages[1]', 'expected a message, got undefined', (list) => [
+    list[0],
+    undefined,
+    ...list.slice(2),
+  ]);
+  add('a null entry', 'messages[1]', 'expected a message, got null', (list) => [
+    list[0],
+    null,
+    ...list.slice(2),
+  ]);
+  return cases;
 }

@@ -1,4 +1,5 @@
 import { createTokenCounter, InvalidMessageError, type Message, messageText } from '@ctxmem/core';
+import { brokenHistories } from '@ctxmem/core/test';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
@@ -392,6 +393,32 @@ describe('V4 prompt ⇄ core messages', () => {
       expect((caught as InvalidMessageError).path).toBe(path);
     }
   });
+});
+
+describe('prompts that cannot be sent', () => {
+  // Protection: the converters walk each prompt message once and read the prompt by index.
+  // Without that a hole comes back as a hole (`map` skips it) and a cycle passes through.
+  it.each(brokenHistories().map((broken) => [broken.name, broken] as const))(
+    'rejects %s with InvalidMessageError naming the place, in V4 and V3',
+    (_name, broken) => {
+      const path = broken.path.replace(/^messages/, 'prompt');
+      const prompts: Array<[string, () => unknown]> = [
+        ['v4', () => fromV4Prompt(broken.corrupt(toV4Prompt(broken.clean())) as V4Message[])],
+        ['v3', () => fromV3Prompt(broken.corrupt(toV3Prompt(broken.clean())) as V3Message[])],
+      ];
+      for (const [version, convert] of prompts) {
+        let caught: unknown;
+        try {
+          convert();
+        } catch (error) {
+          caught = error;
+        }
+        expect(InvalidMessageError.isInstance(caught), version).toBe(true);
+        expect((caught as InvalidMessageError).path, version).toBe(path);
+        expect((caught as InvalidMessageError).message, version).toContain(broken.problem);
+      }
+    },
+  );
 });
 
 describe('V3 prompt ⇄ core messages', () => {

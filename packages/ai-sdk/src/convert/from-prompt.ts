@@ -1,4 +1,5 @@
 import { InvalidMessageError, type Message } from '@ctxmem/core';
+import { checkJsonValue } from '@ctxmem/core/adapter-kit';
 import { withMarker } from './part-marker.js';
 import type {
   PromptVersion,
@@ -110,7 +111,10 @@ function fromPart(part: unknown, path: string, version: PromptVersion): unknown 
 
 function fromMessage(message: unknown, index: number, version: PromptVersion): Message {
   const path = `prompt[${index}]`;
-  if (!isObject(message)) return fail(path, 'expected a message object');
+  if (!isObject(message)) {
+    const got = message === null ? 'null' : Array.isArray(message) ? 'an array' : typeof message;
+    return fail(path, `expected a message object, got ${got}`);
+  }
   const { role, content } = message;
   if (role === 'system') {
     if (typeof content !== 'string')
@@ -134,6 +138,28 @@ function fromMessage(message: unknown, index: number, version: PromptVersion): M
   return (parts ? { ...message, content: parts } : message) as unknown as Message;
 }
 
+/** Fails for a hole of a sparse prompt (`[a, , b]`), which `map` and `forEach` skip. */
+export function requirePromptEntry(prompt: readonly unknown[], index: number): void {
+  if (!(index in prompt)) {
+    fail(`prompt[${index}]`, 'expected a message object, got an empty slot (the array has a hole)');
+  }
+}
+
+/**
+ * The prompt's messages read one by one, in a loop rather than `map`, which skips the holes of a
+ * sparse array and would keep them. A prompt is data: a value it cannot be sent with (a cycle, a
+ * BigInt, a function, a getter that throws) fails here, at its path.
+ */
+function fromPrompt(prompt: readonly unknown[], version: PromptVersion): Message[] {
+  const messages: Message[] = new Array(prompt.length);
+  for (let index = 0; index < prompt.length; index++) {
+    requirePromptEntry(prompt, index);
+    checkJsonValue(prompt[index], `prompt[${index}]`, { binaryData: true });
+    messages[index] = fromMessage(prompt[index], index, version);
+  }
+  return messages;
+}
+
 /**
  * Reads an AI SDK 7 prompt (`LanguageModelV4Prompt`) as core messages. Lossless: messages that
  * need no change come back as the same objects, and what core has no field for (reasoning files,
@@ -143,7 +169,7 @@ function fromMessage(message: unknown, index: number, version: PromptVersion): M
  */
 export function fromV4Prompt(prompt: V4Prompt | readonly V4Message[]): Message[] {
   if (!Array.isArray(prompt)) return fail('prompt', 'expected an array of messages');
-  return prompt.map((message, index) => fromMessage(message, index, 'v4'));
+  return fromPrompt(prompt, 'v4');
 }
 
 /**
@@ -152,7 +178,7 @@ export function fromV4Prompt(prompt: V4Prompt | readonly V4Message[]): Message[]
  */
 export function fromV3Prompt(prompt: V3Prompt | readonly V3Prompt[number][]): Message[] {
   if (!Array.isArray(prompt)) return fail('prompt', 'expected an array of messages');
-  return prompt.map((message, index) => fromMessage(message, index, 'v3'));
+  return fromPrompt(prompt, 'v3');
 }
 
 /** Reads one prompt message of `version` as a core message. */

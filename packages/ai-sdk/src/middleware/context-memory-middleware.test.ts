@@ -5,9 +5,10 @@ import {
   createInMemoryMemoryStore,
   createTokenCounter,
   InvalidArgumentError,
+  InvalidMessageError,
 } from '@ctxmem/core';
 import { FLUSH_SYSTEM_PROMPT, SUMMARY_HEADING } from '@ctxmem/core/adapter-kit';
-import { checkCompactionInvariants } from '@ctxmem/core/test';
+import { brokenHistories, checkCompactionInvariants } from '@ctxmem/core/test';
 import {
   generateText,
   jsonSchema,
@@ -20,7 +21,7 @@ import {
 } from 'ai';
 import { convertArrayToReadableStream, MockLanguageModelV3, MockLanguageModelV4 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
-import { fromV4Prompt, type V4Prompt } from '../convert/index.js';
+import { fromV4Prompt, toV4Prompt, type V4Prompt } from '../convert/index.js';
 import {
   createScriptedAgent,
   isSummaryPrompt,
@@ -186,6 +187,45 @@ function expectEveryPromptValid(context: Setup) {
     expect(call.providerOptions?.ctxmem, `call ${index}`).toBeUndefined();
   });
 }
+
+describe('contextMemoryMiddleware on prompts that cannot be sent', () => {
+  const model = {
+    specificationVersion: 'v4',
+    provider: 'test',
+    modelId: 'test-model',
+    doGenerate: async () => ({ content: [] }),
+  } as never;
+
+  // Protection: core's check of every new message (fields it does not know included), the hole
+  // check of the prompt conversion, and a conversion cache that survives a prompt whose getters
+  // throw. Without them a cycle reaches the provider, a hole crashes, or the raw getter error
+  // escapes on the next call.
+  it.each(brokenHistories().map((broken) => [broken.name, broken] as const))(
+    'rejects %s with InvalidMessageError naming the place, on this call and the next',
+    async (_name, broken) => {
+      const middleware = contextMemoryMiddleware({ contextWindow: 8_000 });
+      const transform = (prompt: unknown) =>
+        middleware
+          .transformParams({ type: 'generate', params: { prompt: prompt as V4Prompt }, model })
+          .then(
+            () => undefined,
+            (error: unknown) => error,
+          );
+      // A clean prompt first: the broken one is then compared with what the cache holds.
+      expect(await transform(toV4Prompt(broken.clean()))).toBeUndefined();
+      for (const attempt of ['first', 'second']) {
+        const error = await transform(broken.corrupt(toV4Prompt(broken.clean())));
+        expect(InvalidMessageError.isInstance(error), attempt).toBe(true);
+        // Conversion names the prompt, core's check the messages it was converted to: the same
+        // indexes either way.
+        expect((error as InvalidMessageError).path.replace(/^prompt/, 'messages'), attempt).toBe(
+          broken.path,
+        );
+        expect((error as InvalidMessageError).message, attempt).toContain(broken.problem);
+      }
+    },
+  );
+});
 
 describe('contextMemoryMiddleware with AI SDK 7', () => {
   it('keeps every prompt of a long multi-step tool loop valid and within budget', async () => {

@@ -9,6 +9,9 @@ import {
   type FlushOptions,
   InvalidArgumentError,
   type MemoryToolsOptions,
+  type Message,
+  type PrepareOptions,
+  type PrepareResult,
   resolveContextWindow,
   type Scope,
   type Summarizer,
@@ -16,13 +19,15 @@ import {
 } from '@ctxmem/core';
 import { checkScope, scopedMemory } from '@ctxmem/core/adapter-kit';
 import type { PromptVersion } from '../convert/prompt-types.js';
+import { type ContextEventSource, createScopedEvents } from '../status/scoped-events.js';
 import { mergeScope, splitProviderOptions } from './call-scope.js';
 import {
   isLanguageModel,
   type LanguageModelLike,
   languageModelComplete,
 } from './language-model-complete.js';
-import { PromptConversionCache } from './prompt-cache.js';
+import { type ConvertedPrompt, PromptConversionCache } from './prompt-cache.js';
+import { acceptedStream, providerUsageOf, type StreamPartLike } from './provider-response.js';
 
 /** The call options both AI SDK versions hand to a middleware, as far as ctxmem reads them. */
 export interface MiddlewareCallOptions {
@@ -87,7 +92,7 @@ export interface ContextMemoryMiddlewareOptions
 }
 
 /** What the middleware exposes besides the AI SDK middleware fields. */
-export interface ContextMemoryControls {
+export interface ContextMemoryControls extends ContextEventSource {
   /**
    * The stores the middleware reads and writes, for `memoryTools`: the memory search (when
    * `memory` was configured), the history store (when given) and the offload store.
@@ -104,13 +109,40 @@ export interface ContextMemoryControls {
   clear(scope?: Scope): Promise<void>;
 }
 
-/** The `transformParams` of the middleware: generic, so that it fits AI SDK 6 and 7 alike. */
+/** The model below the middleware, as `wrapGenerate` and `wrapStream` call it again. */
+export interface WrappedModelLike<Params, GenerateResult, StreamResult> {
+  doGenerate(params: Params): PromiseLike<GenerateResult>;
+  doStream(params: Params): PromiseLike<StreamResult>;
+}
+
+/**
+ * The middleware functions: generic, so that they fit AI SDK 6 and 7 alike. `transformParams`
+ * fits the prompt to the budget; `wrapGenerate` and `wrapStream` send it, hand the provider's
+ * usage to the context manager, and recover once from a "too long" rejection (see
+ * `ContextManager.callModel`).
+ */
 export interface ContextMemoryTransform {
   transformParams<Params extends MiddlewareCallOptions>(options: {
     type: 'generate' | 'stream';
     params: Params;
     model: LanguageModelLike;
   }): Promise<Params>;
+  wrapGenerate<Params extends MiddlewareCallOptions, GenerateResult, StreamResult>(options: {
+    doGenerate: () => PromiseLike<GenerateResult>;
+    doStream: () => PromiseLike<StreamResult>;
+    params: Params;
+    model: WrappedModelLike<Params, GenerateResult, StreamResult>;
+  }): Promise<GenerateResult>;
+  wrapStream<
+    Params extends MiddlewareCallOptions,
+    GenerateResult,
+    StreamResult extends { stream: ReadableStream<StreamPartLike> },
+  >(options: {
+    doGenerate: () => PromiseLike<GenerateResult>;
+    doStream: () => PromiseLike<StreamResult>;
+    params: Params;
+    model: WrappedModelLike<Params, GenerateResult, StreamResult>;
+  }): Promise<StreamResult>;
 }
 
 /** A `LanguageModelMiddleware` for AI SDK 7 (`wrapLanguageModel`), plus `ContextMemoryControls`. */
@@ -126,6 +158,19 @@ export interface ContextMemoryMiddlewareV3 extends ContextMemoryTransform, Conte
 interface ModelSession {
   manager: ContextManager;
   conversions: PromptConversionCache;
+}
+
+/**
+ * What `transformParams` prepared for a call, kept with the params it returned, so that
+ * `wrapGenerate` and `wrapStream` can prepare the call again after a "too long" rejection.
+ */
+interface PreparedCall {
+  manager: ContextManager;
+  messages: readonly Message[];
+  options: PrepareOptions;
+  prepared: PrepareResult;
+  /** The params for another preparation of the same call. */
+  paramsFor(prepared: PrepareResult): MiddlewareCallOptions;
 }
 
 function checkOptions(options: ContextMemoryMiddlewareOptions): void {
@@ -175,6 +220,9 @@ function createContextMemory(
       }
     : undefined;
   const sessions = new Map<string, ModelSession>();
+  // The app's `onEvent` sees every event; a request's status subscribes to its scope's only.
+  const events = createScopedEvents(managerOptions.onEvent);
+  const preparedCalls = new WeakMap<object, PreparedCall>();
 
   function sessionFor(model: LanguageModelLike): ModelSession {
     const modelId = modelIdOption ?? model.modelId;
@@ -192,6 +240,7 @@ function createContextMemory(
       resolveContextWindow(modelId);
     const manager = createContextManager({
       ...managerOptions,
+      onEvent: events.dispatch,
       model: modelId,
       counter: tokenCounter,
       ...(summarizer
@@ -227,18 +276,63 @@ function createContextMemory(
       const version: PromptVersion = model.specificationVersion === 'v4' ? 'v4' : 'v3';
       const { manager, conversions } = sessionFor(model);
       const prompt = params.prompt as readonly unknown[];
-      const converted = conversions.fromPrompt(scopeKey(scope), prompt, version);
-      const prepared = await manager.prepare(converted.messages, {
+      const converted: ConvertedPrompt = conversions.fromPrompt(scopeKey(scope), prompt, version);
+      const options: PrepareOptions = {
         scope,
         ...(params.abortSignal ? { abortSignal: params.abortSignal } : {}),
         ...(params.tools ? { tools: params.tools } : {}),
         ...(params.maxOutputTokens === undefined
           ? {}
           : { maxOutputTokens: params.maxOutputTokens }),
+      };
+      const prepared = await manager.prepare(converted.messages, options);
+      const paramsFor = (result: PrepareResult) => {
+        const next = conversions.toPrompt(result.messages, converted, version);
+        // A new object every time: it is the key `wrapGenerate` finds this call by.
+        return next === prompt ? { ...stripped } : { ...stripped, prompt: next };
+      };
+      const transformed = paramsFor(prepared);
+      preparedCalls.set(transformed, {
+        manager,
+        messages: converted.messages,
+        options,
+        prepared,
+        paramsFor,
       });
-      const next = conversions.toPrompt(prepared.messages, converted, version);
-      return next === prompt ? stripped : { ...stripped, prompt: next };
+      return transformed;
     },
+    async wrapGenerate({ doGenerate, params, model }) {
+      const call = preparedCalls.get(params);
+      if (!call) return doGenerate();
+      return call.manager.callModel({
+        messages: call.messages,
+        options: call.options,
+        prepared: call.prepared,
+        send: async (prepared) =>
+          prepared === call.prepared
+            ? doGenerate()
+            : model.doGenerate(call.paramsFor(prepared) as typeof params),
+        usage: (result) => providerUsageOf((result as { usage?: unknown } | undefined)?.usage),
+      });
+    },
+    async wrapStream({ doStream, params, model }) {
+      const call = preparedCalls.get(params);
+      if (!call) return doStream();
+      // The provider rejects a request before its first part: the stream is read up to it, so
+      // the rejection reaches `callModel` (and the retry) before any part reaches the caller.
+      return call.manager.callModel({
+        messages: call.messages,
+        options: call.options,
+        prepared: call.prepared,
+        send: async (prepared) => {
+          const result = await (prepared === call.prepared
+            ? doStream()
+            : model.doStream(call.paramsFor(prepared) as typeof params));
+          return acceptedStream(result, (usage) => call.manager.observeUsage(prepared, usage));
+        },
+      });
+    },
+    subscribe: events.subscribe,
     stores: {
       ...(search ? { search } : {}),
       ...(managerOptions.historyStore ? { history: managerOptions.historyStore } : {}),
@@ -269,6 +363,12 @@ function createContextMemory(
  * threshold is crossed (tool runs, offloads, a rolling summary — computed once per crossing and
  * reused while the conversation grows), injects relevant memories before the newest user message,
  * and converts back, keeping `providerOptions`, files, reasoning and approvals as they were.
+ *
+ * The provider has the last word: the input tokens each response reports teach the manager how
+ * far its count is from the provider's (the budget then uses the provider's count), and when the
+ * provider still rejects a request as too long (`generateText`, or `streamText` before its first
+ * part), the call is prepared again, smaller, and sent once more; a second rejection throws
+ * `ContextOverflowError` (see `ContextManager.callModel`).
  *
  * Zero configuration works for known model ids: the window comes from the registry, and the
  * wrapped model writes the summaries. Per-request scope goes in `providerOptions.ctxmem`

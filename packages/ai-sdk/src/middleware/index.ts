@@ -12,6 +12,7 @@ export {
   contextMemoryMiddlewareV3,
   type MiddlewareCallOptions,
   type ScopeResolver,
+  type WrappedModelLike,
 } from './context-memory-middleware.js';
 export {
   isLanguageModel,

@@ -1,4 +1,9 @@
-import { type CompleteFn, type CompleteRequest, InvalidArgumentError } from '@ctxmem/core';
+import {
+  type CompleteFn,
+  type CompleteRequest,
+  type CompleteResult,
+  InvalidArgumentError,
+} from '@ctxmem/core';
 import { CTXMEM_PROVIDER_OPTIONS_KEY } from './call-scope.js';
 
 /** A text-only prompt: the same JSON in the V3 and V4 prompt formats. */
@@ -24,9 +29,11 @@ export interface LanguageModelLike {
   readonly specificationVersion: string;
   readonly provider: string;
   readonly modelId: string;
-  doGenerate(
-    options: TextCallOptions,
-  ): PromiseLike<{ content: ReadonlyArray<{ type: string }>; finishReason?: unknown }>;
+  doGenerate(options: TextCallOptions): PromiseLike<{
+    content: ReadonlyArray<{ type: string }>;
+    finishReason?: unknown;
+    usage?: unknown;
+  }>;
 }
 
 export interface LanguageModelCompleteOptions {
@@ -51,7 +58,8 @@ export function isLanguageModel(value: unknown): value is LanguageModelLike {
 /**
  * A `CompleteFn` (what ctxmem's model summarizer and memory flush call) over an AI SDK language
  * model. It calls `doGenerate` directly, so no retries, telemetry or middleware of `generateText`
- * run, and returns the text parts of the answer joined together.
+ * run, and returns the text parts of the answer joined together, with the model id and the token
+ * usage for ctxmem's own telemetry.
  */
 export function languageModelComplete(
   model: LanguageModelLike,
@@ -85,7 +93,33 @@ export function languageModelComplete(
       .map((part) => part.text)
       .join('');
     const finishReason = unifiedFinishReason(result.finishReason);
-    return finishReason === undefined ? { text } : { text, finishReason };
+    const usage = completionUsage(result.usage);
+    return {
+      text,
+      ...(finishReason === undefined ? {} : { finishReason }),
+      model: model.modelId,
+      ...(usage ? { usage } : {}),
+    };
+  };
+}
+
+/** A token count of a V2 usage (a number) or a V3/V4 one (`{ total }`). */
+function tokenCount(value: unknown): number | undefined {
+  const total =
+    typeof value === 'object' && value !== null ? (value as { total?: unknown }).total : value;
+  return typeof total === 'number' && Number.isFinite(total) && total >= 0 ? total : undefined;
+}
+
+/** The input and output tokens a model result reports, when it reports any. */
+function completionUsage(usage: unknown): CompleteResult['usage'] {
+  if (typeof usage !== 'object' || usage === null) return undefined;
+  const { inputTokens, outputTokens } = usage as { inputTokens?: unknown; outputTokens?: unknown };
+  const input = tokenCount(inputTokens);
+  const output = tokenCount(outputTokens);
+  if (input === undefined && output === undefined) return undefined;
+  return {
+    ...(input === undefined ? {} : { inputTokens: input }),
+    ...(output === undefined ? {} : { outputTokens: output }),
   };
 }
 

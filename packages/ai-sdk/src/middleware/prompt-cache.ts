@@ -1,6 +1,6 @@
 import type { Message } from '@ctxmem/core';
 import { sameValue } from '@ctxmem/core/adapter-kit';
-import { fromPromptMessage } from '../convert/from-prompt.js';
+import { fromPromptMessage, requirePromptEntry } from '../convert/from-prompt.js';
 import type { PromptVersion } from '../convert/prompt-types.js';
 import { toPromptMessage } from '../convert/to-prompt.js';
 
@@ -20,6 +20,18 @@ export interface ConvertedPrompt {
   messages: Message[];
   /** The prompt the messages were read from. */
   prompt: readonly unknown[];
+}
+
+/**
+ * `sameValue`, false when reading either side throws: the previous prompt may have been rejected
+ * for a getter that throws, and the new one is then converted and checked again.
+ */
+function sameSource(previous: unknown, source: unknown): boolean {
+  try {
+    return sameValue(previous, source);
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -44,11 +56,12 @@ export class PromptConversionCache {
     const messages: Message[] = new Array(prompt.length);
     const sources: unknown[] = new Array(prompt.length);
     for (let index = 0; index < prompt.length; index++) {
+      requirePromptEntry(prompt, index);
       const source = prompt[index];
       if (
         reusable &&
         index < reusable.sources.length &&
-        sameValue(reusable.sources[index], source)
+        sameSource(reusable.sources[index], source)
       ) {
         messages[index] = reusable.messages[index]!;
         sources[index] = reusable.sources[index];

@@ -4,6 +4,11 @@ export {
   aiSdkEmbedder,
 } from './ai-sdk-embedder.js';
 export {
+  type MemoryToolBackendExecute,
+  type MemoryToolBackendScopeOptions,
+  memoryToolBackend,
+} from './memory-tool-backend.js';
+export {
   type MemoryToolCall,
   type MemoryToolName,
   type MemoryToolsScopeOptions,

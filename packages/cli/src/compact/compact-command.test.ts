@@ -3,7 +3,14 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { countToolDefinitions, createTokenCounter, parseConversation } from '@ctxmem/core';
+import {
+  countToolDefinitions,
+  createTokenCounter,
+  type Message,
+  parseConversation,
+  serializeConversation,
+} from '@ctxmem/core';
+import { SUMMARY_HEADING } from '@ctxmem/core/adapter-kit';
 import { describe, expect, it } from 'vitest';
 import { callerDirectory } from '../caller-directory.js';
 import type { CliContext, CompactReportJson } from '../index.js';
@@ -239,6 +246,57 @@ describe('ctxmem compact --timeout', () => {
   });
 });
 
+describe('ctxmem compact --model against an endpoint with a smaller window', () => {
+  it('summarizes a smaller input when the endpoint rejects the prompt as too long', async () => {
+    // A server whose window is smaller than the model registry says: it rejects a prompt whose
+    // input (counted its own way: characters ÷ 3) and output exceed 4,000 tokens, in vLLM's
+    // words (vllm-project/vllm, the OpenAI server's input check), and summarizes the rest.
+    const limit = 4_000;
+    const accepted: boolean[] = [];
+    const vllm = (async (_url: unknown, init?: { body?: unknown }) => {
+      const body = JSON.parse(String(init?.body)) as {
+        messages: Array<{ content: string }>;
+        max_completion_tokens?: number;
+        max_tokens?: number;
+      };
+      const tokens = Math.ceil(body.messages.reduce((sum, m) => sum + m.content.length, 0) / 3);
+      const output = body.max_completion_tokens ?? body.max_tokens ?? 0;
+      accepted.push(tokens + output <= limit);
+      if (tokens + output > limit) {
+        return new Response(
+          JSON.stringify({
+            object: 'error',
+            message: `This model's maximum context length is ${limit} tokens. However, your request has ${tokens} input tokens. Please reduce the length of the input messages.`,
+            type: 'BadRequestError',
+            param: 'input_tokens',
+            code: 400,
+          }),
+          { status: 400 },
+        );
+      }
+      const summary = {
+        summary: { goal: ['Deploy the service.'], keyFacts: ['It was deployed.'] },
+      };
+      return new Response(
+        JSON.stringify({ choices: [{ message: { content: JSON.stringify(summary) } }] }),
+        { status: 200 },
+      );
+    }) as typeof globalThis.fetch;
+    const result = await run(
+      ['compact', agentSession, '--budget', '6000', '--model', 'gpt-4o-mini'],
+      { env: { OPENAI_API_KEY: 'sk-test' }, fetch: vllm },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    // Rejected once, then every smaller prompt went through.
+    expect(accepted[0]).toBe(false);
+    expect(accepted.slice(1).length).toBeGreaterThan(0);
+    expect(accepted.slice(1).every(Boolean)).toBe(true);
+    // It was not a failure: the summary came from the model, in a smaller window.
+    expect(result.stderr).not.toMatch(/The model endpoint failed/);
+    expect(result.stdout).toContain('Deploy the service.');
+  });
+});
+
 describe('ctxmem compact: memory tools in the output', () => {
   it('adds reload_context in the OpenAI format, within the budget', async () => {
     await writeFile(
@@ -442,6 +500,73 @@ describe('ctxmem compact: OpenAI Responses bodies', () => {
     });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/stdin: input\[0\]\.call_id: expected a string/);
+  });
+});
+
+describe('ctxmem compact: the shape of the input is the shape of the output', () => {
+  /** A tool-using conversation of `rounds` rounds, long enough to be summarized. */
+  function toolLoop(rounds: number): Message[] {
+    const messages: Message[] = [];
+    for (let round = 0; round < rounds; round++) {
+      const id = `call_${round}`;
+      messages.push(
+        {
+          role: 'user',
+          content: `Question ${round}: ${'what does the build log say? '.repeat(8)}`,
+        },
+        {
+          role: 'assistant',
+          content: [{ type: 'tool-call', toolCallId: id, toolName: 'read_log', input: { round } }],
+        },
+        {
+          role: 'tool',
+          content: [
+            {
+              type: 'tool-result',
+              toolCallId: id,
+              toolName: 'read_log',
+              output: { type: 'text', value: `log of round ${round}: ${'step ok; '.repeat(40)}` },
+            },
+          ],
+        },
+        { role: 'assistant', content: `Round ${round}: ${'the build passed again. '.repeat(6)}` },
+      );
+    }
+    messages.push({ role: 'user', content: 'So, did anything fail?' });
+    return messages;
+  }
+
+  // Protection: a bare array is written back bare in every format, the rolling summary included
+  // (for Anthropic, whose messages have no system role, as the first user turn). Before, a bare
+  // Anthropic array came back as { "messages": [...] }.
+  it.each(['openai-chat', 'anthropic', 'openai-responses', 'ai-sdk'] as const)(
+    'writes a bare %s array back as a bare array, with the summary in it',
+    async (format) => {
+      const input = serializeConversation(toolLoop(30), format) as unknown[];
+      expect(Array.isArray(input)).toBe(true);
+      await writeFile(join(cli.directory(), 'bare.json'), JSON.stringify(input));
+      const result = await run(['compact', 'bare.json', '--budget', '2000', '--no-tools']);
+      expect(result.code, result.stderr).toBe(0);
+      const written = JSON.parse(result.stdout) as unknown;
+      expect(Array.isArray(written)).toBe(true);
+      expect(result.stdout).toContain(SUMMARY_HEADING);
+      const reread = parseConversation(written);
+      expect(reread.envelope).toBeUndefined();
+      if (format === 'anthropic') {
+        expect(reread.messages[0]).toMatchObject({ role: 'user' });
+        expect(JSON.stringify(reread.messages[0])).toContain(SUMMARY_HEADING);
+      } else {
+        expect(reread.format).toBe(format);
+      }
+    },
+  );
+
+  it('rejects a null where a message should be, naming its index', async () => {
+    const result = await run(['compact', '-', '--budget', '1000'], {
+      stdin: [JSON.stringify([{ role: 'user', content: 'hi' }, null])],
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/stdin: messages\[1\]: expected a message object, got null/);
   });
 });
 

@@ -17,6 +17,9 @@ export function withActivity(summarizer: Summarizer, activity: Activity): Summar
   let calls = 0;
   return {
     name: summarizer.name,
+    ...(summarizer.maxSummaryTokens === undefined
+      ? {}
+      : { maxSummaryTokens: summarizer.maxSummaryTokens }),
     summarize(request) {
       calls++;
       activity.show(`summarizing with ${summarizer.name}, call ${calls}`);
@@ -52,6 +55,8 @@ export function createSummarizer(
   let failure: string | undefined;
   const recorded: Summarizer = {
     name: model.name,
+    // Compaction plans its cut with the summary the model is asked to write.
+    ...(model.maxSummaryTokens === undefined ? {} : { maxSummaryTokens: model.maxSummaryTokens }),
     async summarize(request) {
       try {
         return await model.summarize(request);

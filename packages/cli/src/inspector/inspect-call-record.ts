@@ -76,6 +76,8 @@ export function inspectCallRecord(
       toolDefinitions: composition.toolDefinitions + composition.reserved,
       outputReserve: composition.outputReserve,
     },
+    ...(record.calibration ? { calibration: { ...record.calibration } } : {}),
+    ...(record.overflow ? { overflow: { ...record.overflow } } : {}),
     ...(compaction
       ? {
           compaction: inspectCompaction(record, inspectedFallbacks),

@@ -70,6 +70,18 @@ export interface InspectedCompaction {
   strategies: InspectedStrategy[];
 }
 
+/** The provider's rejection a call was the retry of. */
+export interface InspectedOverflow {
+  /** ctxmem's count of the rejected request. */
+  countedTokens: number;
+  /** The provider's count of it, when its error said. */
+  providerTokens?: number;
+  /** The provider's limit, when its error said. */
+  limitTokens?: number;
+  /** Whether the retry went through or was rejected too. */
+  outcome: 'retried' | 'rejected-again';
+}
+
 /** One line of the summary diff against the previous call's summary. */
 export interface SummaryDiffLine {
   change: 'added' | 'removed' | 'kept';
@@ -107,6 +119,14 @@ export interface InspectedCall {
   budgetTokens: number;
   triggerTokens: number;
   composition: WindowComposition;
+  /**
+   * The count ratio the call's budget used (provider tokens per counted token, learned from
+   * `observations` provider reports; 0: the prior), and the input tokens the provider reported for
+   * the call when its usage was handed over.
+   */
+  calibration?: { ratio: number; observations: number; providerTokens?: number };
+  /** Set on a call prepared again because the provider rejected the previous attempt as too long. */
+  overflow?: InspectedOverflow;
   compaction?: InspectedCompaction;
   /** The summarizer that ran in this call's compaction, if one ran. */
   summarizer?: string;

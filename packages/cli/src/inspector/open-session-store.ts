@@ -10,6 +10,7 @@ import {
   createFileOffloadStore,
   type HistoryStore,
   InvalidArgumentError,
+  type MemoryStore,
   type OffloadStore,
   StorageError,
 } from '@ctxmem/core';
@@ -25,10 +26,13 @@ export interface SessionStore {
   close(): Promise<void>;
 }
 
-/** The part of a driver package the inspector uses: it builds no schema, writes nothing. */
-interface DriverStores {
+/** The stores of a driver package (`createPostgresStores`, `createRedisStores`) that the CLI uses. */
+export interface DriverStores {
   history: HistoryStore;
   offload: OffloadStore;
+  memory: MemoryStore;
+  /** PostgreSQL's: creates or upgrades its tables. */
+  migrate?(): Promise<unknown>;
   close(): Promise<void>;
 }
 
@@ -101,6 +105,30 @@ function isModuleNotFound(error: unknown): boolean {
 }
 
 /**
+ * Opens the stores of the driver a URL names (see `storeDriverOf`), importing its package. A
+ * missing package fails with `OptionalPackageMissingError`; nothing connects until a store is used.
+ */
+export async function openDriverStores(
+  driverName: keyof typeof DRIVERS,
+  url: string,
+  importModule: (name: string) => Promise<unknown> = (name) => import(name),
+): Promise<DriverStores> {
+  const driver = DRIVERS[driverName];
+  let module: unknown;
+  try {
+    module = await importModule(driver.packageName);
+  } catch (error) {
+    if (!isModuleNotFound(error)) throw error;
+    throw new OptionalPackageMissingError({
+      packages: [driver.packageName],
+      option: `--store ${driverName === 'postgres' ? 'postgres://…' : 'redis://…'}`,
+      cause: error,
+    });
+  }
+  return driver.open(module, url);
+}
+
+/**
  * Opens a session store for reading. The file store opens in strict mode so reading never rewrites
  * a damaged file; the drivers are used as they are (they only write on write calls, and the
  * inspector makes none).
@@ -112,19 +140,8 @@ export async function openSessionStore({
 }: OpenSessionStoreOptions): Promise<SessionStore> {
   const driverName = store === undefined ? undefined : storeDriverOf(store);
   if (store !== undefined && driverName !== undefined) {
-    const driver = DRIVERS[driverName];
-    let module: unknown;
-    try {
-      module = await importModule(driver.packageName);
-    } catch (error) {
-      if (!isModuleNotFound(error)) throw error;
-      throw new OptionalPackageMissingError({
-        packages: [driver.packageName],
-        option: `--store ${driverName === 'postgres' ? 'postgres://…' : 'redis://…'}`,
-        cause: error,
-      });
-    }
-    const stores = driver.open(module, store);
+    // The inspector builds no schema and writes nothing.
+    const stores = await openDriverStores(driverName, store, importModule);
     return {
       history: stores.history,
       offload: stores.offload,

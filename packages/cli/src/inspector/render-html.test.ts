@@ -135,4 +135,34 @@ describe('renderInspectorHtml on a hand-made inspection', () => {
       '<span class="badge warn">fallback</span> model&gt;extractive: <span class="fallback" data-kind="timeout">model:gpt-4o-mini failed: timeout (CtxmemSummarizerError): timed out &lt;after 30000 ms&gt;</span>',
     );
   });
+
+  it("shows the ratio the budget used, the provider's count and a retry after a rejection", () => {
+    const base = inspection.calls[0]!;
+    const page = renderInspectorHtml({
+      ...inspection,
+      calls: [
+        { ...base, number: 1, calibration: { ratio: 1.2, observations: 0 } },
+        {
+          ...base,
+          number: 2,
+          calibration: { ratio: 1.37, observations: 3, providerTokens: 14_210 },
+          overflow: {
+            countedTokens: 11_900,
+            providerTokens: 16_422,
+            limitTokens: 16_000,
+            outcome: 'retried',
+          },
+        },
+      ],
+    });
+    expect(page).toContain(
+      "Budgeted at ×1.2 of ctxmem's count, as the provider counts (the prior, before any provider report).",
+    );
+    expect(page).toContain('learned from 3 provider reports');
+    expect(page).toContain('the provider counted 14,210 input tokens for this call');
+    expect(page).toContain(
+      'The provider rejected the previous attempt as too long (ctxmem counted 11,900 tokens, the provider 16,422 against its limit of 16,000). This call is the one retry, prepared smaller.',
+    );
+    expect(page.match(/title="retry after a too-long rejection">retry</g)).toHaveLength(1);
+  });
 });

@@ -145,6 +145,13 @@ function summarizerCell(call: InspectedCall): string {
 }
 
 /** How the page labels where a call comes from; recorded calls, the usual case, carry no badge. */
+function overflowBadge(call: InspectedCall): string {
+  if (!call.overflow) return '';
+  return call.overflow.outcome === 'retried'
+    ? ' <span class="badge warn" title="retry after a too-long rejection">retry</span>'
+    : ' <span class="badge warn" title="rejected twice">rejected</span>';
+}
+
 function originBadge(call: InspectedCall): string {
   return call.origin === 'reconstructed'
     ? ' <span class="badge rebuilt" title="rebuilt from the stored history and working state">reconstructed</span>'
@@ -165,7 +172,7 @@ function renderTimeline(calls: readonly InspectedCall[], source: 'recorded' | 'r
       ? `<td>${e(compaction.trigger)}: ${e(appliedStrategies(call))}</td><td class="n">${formatNumber(compaction.tokensBefore)} → ${formatNumber(compaction.tokensAfter)}</td>`
       : '<td></td><td></td>';
     const attributes = `${compaction ? ` class="compaction" data-compaction="${call.number}"` : ''} data-origin="${call.origin}"`;
-    return `<tr${attributes}><td class="n"><a href="#call-${call.number}">${call.number}</a>${originBadge(call)}</td><td class="n">${formatNumber(call.historyMessages)}</td><td class="n">${formatNumber(call.tokens)} / ${formatNumber(call.budgetTokens)}</td><td>${renderBar(call, 'bar small')}</td>${cells}<td>${summarizerCell(call)}</td></tr>`;
+    return `<tr${attributes}><td class="n"><a href="#call-${call.number}">${call.number}</a>${originBadge(call)}${overflowBadge(call)}</td><td class="n">${formatNumber(call.historyMessages)}</td><td class="n">${formatNumber(call.tokens)} / ${formatNumber(call.budgetTokens)}</td><td>${renderBar(call, 'bar small')}</td>${cells}<td>${summarizerCell(call)}</td></tr>`;
   });
   return [
     `<section id="timeline" data-source="${source}"><h2>Timeline (${timelineTitle(calls, source)})</h2>`,
@@ -194,6 +201,7 @@ function renderCall(call: InspectedCall, open: boolean, summarySince: number): s
     `<summary>Call ${call.number}: ${formatNumber(call.tokens)} tokens of ${formatNumber(call.budgetTokens)}, ${call.origin === 'replay' && call.messages.length > 0 ? `${call.messages.length} prompt messages ` : ''}from ${formatNumber(call.historyMessages)} in the history${badge}${originBadge(call)}</summary>`,
     renderBar(call),
     `<table>${composition.join('')}<tr><td>window</td><td class="n">${formatNumber(call.contextWindow)}</td></tr></table>`,
+    renderProviderCount(call),
     call.compaction ? renderCompaction(call) : '',
     renderSummary(call, summarySince),
     call.memoryCards.length > 0
@@ -202,6 +210,49 @@ function renderCall(call: InspectedCall, open: boolean, summarySince: number): s
     renderPrompt(call),
     '</details>',
   ].join('\n');
+}
+
+/** What the provider counted: the ratio the budget used, its report, and a rejection retried. */
+function renderProviderCount(call: InspectedCall): string {
+  const lines: string[] = [];
+  const { calibration, overflow } = call;
+  // Counts taken as they are, with nothing reported, need no line.
+  if (
+    calibration &&
+    (calibration.ratio !== 1 ||
+      calibration.observations > 0 ||
+      calibration.providerTokens !== undefined)
+  ) {
+    const learned =
+      calibration.observations === 0
+        ? 'the prior, before any provider report'
+        : `learned from ${formatNumber(calibration.observations)} provider report${calibration.observations === 1 ? '' : 's'}`;
+    const reported =
+      calibration.providerTokens === undefined
+        ? ''
+        : `; the provider counted ${formatNumber(calibration.providerTokens)} input tokens for this call`;
+    lines.push(
+      `<p class="calibration">Budgeted at ×${calibration.ratio} of ctxmem's count, as the provider counts (${learned})${reported}.</p>`,
+    );
+  }
+  if (overflow) {
+    const provider =
+      overflow.providerTokens === undefined
+        ? ''
+        : `, the provider ${formatNumber(overflow.providerTokens)}`;
+    const limit =
+      overflow.limitTokens === undefined
+        ? ''
+        : ` against its limit of ${formatNumber(overflow.limitTokens)}`;
+    const outcome =
+      overflow.outcome === 'retried'
+        ? 'This call is the one retry, prepared smaller.'
+        : 'This retry was rejected too: the call failed with ContextOverflowError.';
+    lines.push(
+      `<p class="overflow"><span class="badge warn">retry</span> The provider rejected the previous attempt as too long (ctxmem counted ${formatNumber(overflow.countedTokens)} tokens${provider}${limit}). ${outcome}</p>`,
+    );
+  }
+  return lines.join('\n');
 }
 
 function renderPrompt(call: InspectedCall): string {

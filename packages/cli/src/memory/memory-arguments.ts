@@ -33,16 +33,24 @@ export function parseStoreArguments(values: ParsedArguments['values']): StoreArg
     });
   }
   const store = optionalString(values.store, '--store')!;
+  return { store, scope: validateScope(parseScopeFlags(values), 'scope flags') };
+}
+
+/** The scope flags and the scope field each one sets. */
+export const SCOPE_FLAGS = [
+  ['user', 'userId'],
+  ['agent', 'agentId'],
+  ['session', 'sessionId'],
+] as const;
+
+/** The scope `--user`, `--agent` and `--session` give, not validated yet (see `validateScope`). */
+export function parseScopeFlags(values: ParsedArguments['values']): Scope {
   const scope: Scope = {};
-  for (const [flag, field] of [
-    ['user', 'userId'],
-    ['agent', 'agentId'],
-    ['session', 'sessionId'],
-  ] as const) {
+  for (const [flag, field] of SCOPE_FLAGS) {
     const value = optionalString(values[flag], `--${flag}`);
     if (value !== undefined) scope[field] = value;
   }
-  return { store, scope: validateScope(scope, 'scope flags') };
+  return scope;
 }
 
 /**

@@ -58,10 +58,21 @@ export async function storeRoot(
 export function openStore(root: string, context: CliContext): MemoryStore {
   return createFileMemoryStore({
     root,
-    onCorruption: (event: CorruptionEvent) => {
-      context.stderr.write(
-        `ctxmem memory: warning: ${event.path} was damaged (${oneLine(event.reason)}); recovered ${event.recoveredRecords} cards, dropped ${event.droppedRecords}; the damaged file is kept at ${event.quarantinedPath}\n`,
-      );
-    },
+    onCorruption: reportCorruption(context, { command: 'memory', records: 'cards' }),
   });
+}
+
+/**
+ * Reports a damaged file that a file store recovered from, one line on stderr: `command` is the
+ * command that read it, `records` what the file holds (`cards`).
+ */
+export function reportCorruption(
+  context: CliContext,
+  { command, records }: { command: string; records: string },
+): (event: CorruptionEvent) => void {
+  return (event) => {
+    context.stderr.write(
+      `ctxmem ${command}: warning: ${event.path} was damaged (${oneLine(event.reason)}); recovered ${event.recoveredRecords} ${records}, dropped ${event.droppedRecords}; the damaged file is kept at ${event.quarantinedPath}\n`,
+    );
+  };
 }

@@ -26,6 +26,7 @@ export {
 export { MAX_CARD_CONTENT_LENGTH } from '../memory/index.js';
 export {
   ANTHROPIC_OPTIONS_KEY,
+  checkJsonValue,
   detectFormat,
   isCtxmemMessage,
   labelledMessageText,

@@ -17,6 +17,7 @@ describe('resolveBudget', () => {
   it('applies the defaults: trigger at 80 %, target 60 %, reserve 10 % or 2,000', () => {
     expect(resolveBudget({ contextWindow: 128_000 })).toEqual({
       contextWindow: 128_000,
+      countRatio: 1,
       fixedTokens: 0,
       reserveTokens: 12_800,
       budgetTokens: 115_200,
@@ -36,11 +37,50 @@ describe('resolveBudget', () => {
       fixedTokens: 6_300,
       reserveTokens: 2_000,
       budgetTokens: 7_700,
-      // 80 % and 60 % of what the tools leave (9,700), never above the budget.
+      // 80 % of what the tools leave (9,700), never above the budget; the target 75 % of that
+      // trigger (60 % of 9,700 would be 5,820).
       triggerTokens: 7_700,
-      targetTokens: 5_820,
+      targetTokens: 5_775,
     });
     expect(budget.budgetTokens + budget.fixedTokens + budget.reserveTokens).toBe(16_000);
+  });
+
+  it("divides the room for counted tokens by the count ratio; the output stays the provider's", () => {
+    const budget = resolveBudget({
+      contextWindow: 16_000,
+      fixedTokens: 1_000,
+      outputTokens: 2_000,
+      countRatio: 1.3,
+    });
+    expect(budget).toMatchObject({
+      countRatio: 1.3,
+      reserveTokens: 2_000,
+      // (16,000 − 2,000) / 1.3 = 10,769 counted tokens, less the tools.
+      budgetTokens: 9_769,
+      triggerTokens: Math.floor(0.8 * (Math.floor(16_000 / 1.3) - 1_000)),
+    });
+    // What the provider counts of the whole request still fits its window.
+    expect(
+      (budget.budgetTokens + budget.fixedTokens) * 1.3 + budget.reserveTokens,
+    ).toBeLessThanOrEqual(16_000);
+    expect(() => resolveBudget({ contextWindow: 8_000, countRatio: 0 })).toThrow(/countRatio/);
+    expect(() => resolveBudget({ contextWindow: 8_000, countRatio: Number.NaN })).toThrow(
+      /countRatio/,
+    );
+  });
+
+  it('keeps the target as far below a trigger capped by the budget as the ratios say', () => {
+    // 25 tools and a 4,096-token output on a 16k window: the budget caps the trigger at 6,184,
+    // and 60 % of what the tools leave (6,168) would land 16 tokens under it, so that nearly every
+    // call compacted again.
+    const budget = resolveBudget({
+      contextWindow: 16_000,
+      fixedTokens: 5_720,
+      outputTokens: 4_096,
+    });
+    expect(budget.triggerTokens).toBe(6_184);
+    expect(budget.targetTokens).toBe(4_638);
+    expect(budget.targetTokens / budget.triggerTokens).toBeCloseTo(0.6 / 0.8, 3);
   });
 
   it('throws BudgetExceededError with the numbers when tools and output leave no room', () => {
@@ -77,7 +117,8 @@ describe('resolveBudget', () => {
     expect(budget.reserveTokens).toBe(1_024);
     expect(budget.budgetTokens).toBe(3_072);
     expect(budget.triggerTokens).toBe(3_072);
-    expect(budget.targetTokens).toBe(2_457);
+    // 75 % of the capped trigger (0.6 / 0.8), not 60 % of the window (2,457), which is closer to it.
+    expect(budget.targetTokens).toBe(2_304);
   });
 
   it('keeps target ≤ trigger ≤ budget < window for any window', () => {

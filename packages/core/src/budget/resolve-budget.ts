@@ -30,11 +30,25 @@ export interface ResolveBudgetOptions {
    * @default undefined (the `reserve` default)
    */
   outputTokens?: number;
+  /**
+   * How many of the provider's tokens one counted token stands for: the correction of ctxmem's
+   * count toward the provider's (see `createCountCalibration`). The window and the output are the
+   * provider's tokens; the messages, tool definitions and `fixedTokens` are counted ones, so the
+   * room they get is the window less the output, divided by this ratio.
+   * @default 1 (counts taken as they are)
+   */
+  countRatio?: number;
 }
 
 /** The token figures every compaction decision is made against. */
 export interface Budget {
   contextWindow: number;
+  /**
+   * Provider tokens per counted token these figures were computed with (1: counts taken as they
+   * are). `contextWindow` and `reserveTokens` are the provider's tokens; the other figures are
+   * counted ones, and `(messages + fixedTokens) × countRatio + reserveTokens ≤ contextWindow`.
+   */
+  countRatio: number;
   /** Tokens of the request outside its messages (tool definitions). */
   fixedTokens: number;
   /**
@@ -42,11 +56,18 @@ export interface Budget {
    * `max(ratio × window, min)`, never more than a quarter of the window.
    */
   reserveTokens: number;
-  /** The hard limit of the messages (system included): `contextWindow − fixedTokens − reserveTokens`. */
+  /**
+   * The hard limit of the messages (system included): `(contextWindow − reserveTokens) / countRatio
+   * − fixedTokens` (with ratio 1: `contextWindow − fixedTokens − reserveTokens`).
+   */
   budgetTokens: number;
-  /** Compaction triggers at this many tokens (`threshold × (window − fixed)`, never above `budgetTokens`). */
+  /** Compaction triggers at this many tokens (`threshold × (window / countRatio − fixed)`, never above `budgetTokens`). */
   triggerTokens: number;
-  /** Compaction compresses down to this many tokens (`retainedRatio × (window − fixed)`, never above `triggerTokens`). */
+  /**
+   * Compaction compresses down to this many tokens: `retainedRatio × (window / countRatio −
+   * fixed)`, and never above `retainedRatio / threshold` of `triggerTokens`, so that a trigger
+   * capped by the budget still leaves room between a compaction and the next.
+   */
   targetTokens: number;
   maxMessages: number | undefined;
 }
@@ -77,10 +98,12 @@ function requireInteger(value: number, argument: string, minimum: number): void 
  * Turns a context window and ratios into token figures for the messages of one request: the
  * window minus what cannot be compacted (tool definitions: `fixedTokens`) minus the reply's
  * reserve (the requested output when known, otherwise 10 % or 2,000 tokens); compaction triggers
- * at 80 % and lands at 60 % of what the fixed costs leave. Throws `InvalidArgumentError` for a
- * window that is not a positive integer, ratios outside (0, 1], a retained ratio above the
- * threshold, or a bad reserve, output or message limit, and `BudgetExceededError` (with the
- * numbers) when the fixed costs and the output leave no room for messages at all.
+ * at 80 % and lands at 60 % of what the fixed costs leave. With a `countRatio` above 1 the room
+ * for counted tokens is the window divided by it. Throws `InvalidArgumentError` for a window that
+ * is not a positive integer, ratios outside (0, 1], a retained ratio above the threshold, a count
+ * ratio that is not a positive number, or a bad reserve, output or message limit, and
+ * `BudgetExceededError` (with the numbers) when the fixed costs and the output leave no room for
+ * messages at all.
  */
 export function resolveBudget({
   contextWindow,
@@ -90,6 +113,7 @@ export function resolveBudget({
   maxMessages,
   fixedTokens = 0,
   outputTokens,
+  countRatio = 1,
 }: ResolveBudgetOptions): Budget {
   requireInteger(contextWindow, 'contextWindow', 1);
   requireRatio(threshold, 'threshold');
@@ -106,6 +130,12 @@ export function resolveBudget({
   if (maxMessages !== undefined) requireInteger(maxMessages, 'maxMessages', 1);
   requireInteger(fixedTokens, 'fixedTokens', 0);
   if (outputTokens !== undefined) requireInteger(outputTokens, 'outputTokens', 1);
+  if (typeof countRatio !== 'number' || !Number.isFinite(countRatio) || countRatio <= 0) {
+    throw new InvalidArgumentError({
+      message: `countRatio must be a positive number, got ${countRatio}`,
+      argument: 'countRatio',
+    });
+  }
 
   const reserveTokens =
     outputTokens ??
@@ -113,19 +143,34 @@ export function resolveBudget({
       Math.max(Math.ceil(reserveRatio * contextWindow), reserveMin),
       Math.floor(MAX_RESERVE_SHARE * contextWindow),
     );
-  const budgetTokens = contextWindow - fixedTokens - reserveTokens;
+  // Counted tokens the window holds besides the output, and in all: the provider's tokens divided
+  // by the ratio (floored, so rounding never adds room).
+  const countedRoom = Math.floor((contextWindow - reserveTokens) / countRatio);
+  const budgetTokens = countedRoom - fixedTokens;
   if (budgetTokens < 1) {
+    const scaled = countRatio === 1 ? '' : ` (counted ×${countRatio}, as the provider counts)`;
     throw new BudgetExceededError({
-      message: `The request cannot fit a ${contextWindow}-token window: ${fixedTokens} tokens of tool definitions and ${reserveTokens} tokens of output leave ${budgetTokens} for the messages.`,
-      requiredTokens: fixedTokens + reserveTokens + 1,
+      message: `The request cannot fit a ${contextWindow}-token window: ${fixedTokens} tokens of tool definitions${scaled} and ${reserveTokens} tokens of output leave ${budgetTokens} for the messages.`,
+      requiredTokens: Math.ceil(fixedTokens * countRatio) + reserveTokens + 1,
       budgetTokens: contextWindow,
     });
   }
-  const room = contextWindow - fixedTokens;
+  const room = Math.floor(contextWindow / countRatio) - fixedTokens;
   const triggerTokens = Math.max(1, Math.min(Math.floor(threshold * room), budgetTokens));
-  const targetTokens = Math.max(1, Math.min(Math.floor(retainedRatio * room), triggerTokens));
+  // When tools and output cap the trigger at the budget, the target keeps its distance below the
+  // trigger (retainedRatio / threshold of it): landing just under the trigger would compact again
+  // on the next call (a 16k window with 25 tools and maxOutputTokens 4,096 left 16 tokens between them).
+  const targetTokens = Math.max(
+    1,
+    Math.min(
+      Math.floor(retainedRatio * room),
+      // The epsilon absorbs the ratios' rounding (6,184 × 0.6 / 0.8 is 4,637.99…).
+      Math.floor((triggerTokens * retainedRatio) / threshold + 1e-9),
+    ),
+  );
   return {
     contextWindow,
+    countRatio,
     fixedTokens,
     reserveTokens,
     budgetTokens,

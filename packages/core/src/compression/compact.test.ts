@@ -3,6 +3,7 @@ import type { CtxmemEvent, Message, StructuredSummary } from '../contracts/index
 import { BudgetExceededError, InvalidArgumentError, InvalidMessageError } from '../errors/index.js';
 import { checkToolPairing } from '../messages/index.js';
 import { emptySections, renderSummary } from '../summarize/index.js';
+import { brokenHistories } from '../test/broken-histories.js';
 import { checkCompactionInvariants } from '../test/invariants.js';
 import { type CompactOptions, compact } from './compact.js';
 import {
@@ -86,6 +87,24 @@ describe('compact at the edges', () => {
         InvalidMessageError.isInstance(error) && error.path === 'messages[1].content[0]',
     );
   });
+
+  // Protection: the entry check walks every value once and reads the array by index. Without it
+  // a hole crashes the pipeline with "Cannot read properties of undefined (reading 'role')" and
+  // a cycle is compacted into a prompt that cannot be serialized.
+  it.each(brokenHistories().map((broken) => [broken.name, broken] as const))(
+    'rejects %s with InvalidMessageError naming the path, repairing or not',
+    async (_name, broken) => {
+      for (const repairInput of [true, false]) {
+        const error = await compact(broken.messages as Message[], options({ repairInput })).then(
+          () => undefined,
+          (thrown: unknown) => thrown,
+        );
+        expect(InvalidMessageError.isInstance(error)).toBe(true);
+        expect((error as InvalidMessageError).path).toBe(broken.path);
+        expect((error as InvalidMessageError).message).toContain(broken.problem);
+      }
+    },
+  );
 });
 
 describe('compact', () => {
@@ -125,6 +144,16 @@ describe('compact', () => {
       scope: { sessionId: 's1' },
       report: result.report,
     });
+    // A status line can say "compacting…" before the summarizer runs: the start comes first.
+    expect(events[0]).toEqual({
+      type: 'compaction-start',
+      scope: { sessionId: 's1' },
+      trigger: 'budget',
+      tokensBefore: result.report.tokensBefore,
+      budgetTokens: 3_000,
+      targetTokens: 2_000,
+    });
+    expect(events.filter((event) => event.type === 'compaction-start')).toHaveLength(1);
     // Every offloaded original is retrievable byte-identically.
     const ids = result.report.strategies.flatMap((report) => report.offloadIds ?? []);
     expect(ids.length).toBeGreaterThan(0);

@@ -224,6 +224,14 @@ async function compactAdmitted(
       // A failing listener must not fail the compaction.
     }
   };
+  emit({
+    type: 'compaction-start',
+    scope,
+    trigger: reportTrigger,
+    tokensBefore,
+    budgetTokens,
+    targetTokens,
+  });
   const context: CompressionContext = {
     counter: cached,
     targetTokens,
@@ -253,6 +261,7 @@ async function compactAdmitted(
         scope,
         from: report.fallback.from,
         reason: report.fallback.reason,
+        ...(report.fallback.kind ? { kind: report.fallback.kind } : {}),
       });
     }
   };

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { Message, StructuredSummary } from '../contracts/index.js';
+import type {
+  Message,
+  StructuredSummary,
+  SummarizeRequest,
+  Summarizer,
+} from '../contracts/index.js';
 import { checkToolPairing } from '../messages/index.js';
 import { emptySections, renderSummary } from '../summarize/index.js';
 import { summarizeRoundsStrategy } from './summarize-rounds.js';
@@ -167,6 +172,83 @@ describe('summarize-rounds strategy', () => {
     const { state } = await summarizeRoundsStrategy.apply({ messages: conversation() }, context);
     const summary = state.messages.find((message) => message.ctxmem?.kind === 'summary')!;
     expect(context.counter.countText(summary.content as string)).toBeLessThanOrEqual(300);
+  });
+
+  /** A summarizer that writes `bullets` bullets of about 20 tokens, whatever it is given. */
+  const writing = (bullets: number, extra: Partial<Summarizer> = {}) => {
+    const requests: SummarizeRequest[] = [];
+    const summarizer: Summarizer = {
+      name: 'writing',
+      ...extra,
+      async summarize(request) {
+        requests.push(request);
+        const sections = emptySections();
+        for (let index = 0; index < bullets; index++)
+          sections.keyFacts.push(filler(80, `f${index}`));
+        return { summary: { sections }, cards: [], calls: 1 };
+      },
+    };
+    return { summarizer, requests };
+  };
+
+  it("plans the cut with the summarizer's maxSummaryTokens, keeping the room for recent messages", async () => {
+    const input = conversation(10);
+    const total = createTestContext().counter.countMessages(input);
+    const land = async (summarizer: Summarizer) => {
+      const context = createTestContext({
+        summarizer,
+        targetTokens: Math.floor(total * 0.6),
+        settings: { summaryMaxTokens: 1_000 },
+      });
+      const { state, report } = await summarizeRoundsStrategy.apply({ messages: input }, context);
+      return {
+        kept: state.messages.length,
+        tokens: report.tokensAfter,
+        target: context.targetTokens,
+      };
+    };
+    // It writes about 60 tokens although the room is 1,000: planned with 1,000, the cut evicts
+    // more than it needs and the prompt lands far under the target.
+    const unplanned = await land(writing(3).summarizer);
+    const planned = await land(writing(3, { maxSummaryTokens: 70 }).summarizer);
+    expect(planned.kept).toBeGreaterThan(unplanned.kept);
+    expect(planned.tokens).toBeLessThanOrEqual(planned.target);
+    expect(planned.tokens).toBeGreaterThan(unplanned.tokens);
+    expect(planned.tokens).toBeGreaterThan(planned.target * 0.85);
+  });
+
+  it('does not call a summarizer again after it fell back, while within the budget', async () => {
+    const input = conversation(10);
+    const total = createTestContext().counter.countMessages(input);
+    const passes = async (fallback: boolean) => {
+      // Planned for at most 10 tokens, it writes about 200: the prompt lands over the target.
+      const { summarizer, requests } = writing(10, { maxSummaryTokens: 10 });
+      const reported: Summarizer = fallback
+        ? {
+            ...summarizer,
+            async summarize(request) {
+              return {
+                ...(await summarizer.summarize(request)),
+                fallback: { from: 'model', reason: 'timeout' },
+              };
+            },
+          }
+        : summarizer;
+      const context = createTestContext({
+        summarizer: reported,
+        targetTokens: Math.floor(total * 0.6),
+        budgetTokens: total,
+        settings: { summaryMaxTokens: 1_000 },
+      });
+      const { report } = await summarizeRoundsStrategy.apply({ messages: input }, context);
+      return { calls: requests.length, tokens: report.tokensAfter, budget: context.budgetTokens };
+    };
+    // A summarizer that works folds in more rounds to reach the target.
+    expect((await passes(false)).calls).toBeGreaterThan(1);
+    // After a fallback (the model failed, maybe after a long timeout) one pass is enough.
+    const fellBack = await passes(true);
+    expect(fellBack.calls).toBe(1);
+    expect(fellBack.tokens).toBeLessThanOrEqual(fellBack.budget);
   });
 
   it('does nothing when under target or when there is no history to evict', async () => {

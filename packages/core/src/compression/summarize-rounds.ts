@@ -17,7 +17,8 @@ const MAX_PASSES = 3;
  * summarizer as `previousSummary`, so summaries never stack. It keeps at least
  * `minMessagesToKeep` messages before the current round when the budget allows, and evicts enough
  * to land at about `targetTokens` so the next turn does not compress again (folding in more
- * rounds, up to three summarizer calls, when a summary comes out larger than estimated). The summarizer's cards
+ * rounds, up to three summarizer calls, when a summary comes out larger than estimated, but not
+ * after a fallback while within the budget). The summarizer's cards
  * and fallback are reported; when it throws, the state is left unchanged.
  */
 export const summarizeRoundsStrategy: CompressionStrategy = {
@@ -51,7 +52,11 @@ export const summarizeRoundsStrategy: CompressionStrategy = {
         if (!eviction.state) break;
         current = eviction.state;
         messagesAffected += eviction.messagesAffected;
-        if (context.counter.countMessages(current.messages) <= context.targetTokens) break;
+        const tokens = context.counter.countMessages(current.messages);
+        if (tokens <= context.targetTokens) break;
+        // The primary summarizer just failed: another pass would call it again (a timeout costs
+        // its whole wait) only to land closer to the target. Within the budget that is not worth it.
+        if (eviction.fallback && tokens <= context.budgetTokens) break;
       }
       return {
         ...(current === state ? {} : { state: current }),

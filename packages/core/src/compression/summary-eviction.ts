@@ -47,7 +47,8 @@ export const SUMMARY_SIZE_ESTIMATE = 0.25;
 
 /**
  * Picks the cut for a summary eviction. Estimates the prompt after each cut (the summary counted
- * as the old summary plus a quarter of the evicted messages, capped at `summaryMaxTokens`),
+ * as the old summary plus a quarter of the evicted messages, capped at `summaryMaxTokens` and at
+ * the summarizer's `maxSummaryTokens`),
  * then prefers, in order: the smallest cut that keeps `minMessagesToKeep` messages and lands at or
  * under target; the largest cut that keeps them and fits the budget; the smallest cut that lands
  * at or under target; the smallest cut that fits the budget; everything.
@@ -74,11 +75,17 @@ export function chooseCut(
     systemPrefix.push(systemPrefix.at(-1)! + (message.role === 'system' ? tokens : 0));
   }
   const total = counter.promptOverhead + prefix.at(-1)!;
+  // A summarizer that writes less than the room (a model asked for a bounded summary) is planned
+  // with what it writes, so that the room it leaves keeps recent messages instead.
+  const summaryCap = Math.min(
+    settings.summaryMaxTokens,
+    context.summarizer.maxSummaryTokens ?? Number.POSITIVE_INFINITY,
+  );
   const estimate = (cut: number) => {
     const evicted = prefix[cut]! - prefix[layout.historyStart]!;
     const hoisted = systemPrefix[cut]! - systemPrefix[layout.historyStart]!;
     const summaryAfter = Math.min(
-      settings.summaryMaxTokens,
+      summaryCap,
       summaryTokens + Math.ceil((evicted - hoisted) * SUMMARY_SIZE_ESTIMATE),
     );
     return total - evicted + hoisted + emptySystem + summaryAfter;

@@ -199,7 +199,9 @@ async function recordedFallbacks(step: ScriptedStep, options: { repeat?: boolean
       complete: createScriptedComplete([step], { repeatLast: true }),
       counter,
       name: 'model',
-      timeoutMs: 50,
+      // Short only for the model that never answers: on a loaded machine a scripted answer can
+      // take longer than 50 ms, and its failure would be stored as a timeout.
+      timeoutMs: step === 'hang' ? 50 : 10_000,
     }),
     // Off unless the test is about it, so every compaction calls the model.
     ...(options.repeat ? {} : { summarizerCircuitBreaker: false as const }),
@@ -286,7 +288,16 @@ describe('the reason a summarizer failed, in the stored record', () => {
 
 describe('reconstructCallRecords', () => {
   it('rebuilds the calls after the latest stored compaction as the manager recorded them', async () => {
-    const { historyStore, manager, conversation, results } = await playRecorded();
+    const historyStore = createInMemoryHistoryStore();
+    const manager = createContextManager({ contextWindow: 6_000, counter, historyStore });
+    const conversation = sharedConversation(40);
+    // Played until a call follows the latest compaction, whichever call the cadence compacts on.
+    const results: Awaited<ReturnType<typeof manager.prepare>>[] = [];
+    for (let end = 2; end <= conversation.length; end += 2) {
+      const result = await manager.prepare(conversation.slice(0, end), { scope });
+      results.push(result);
+      if (!result.compacted && results.filter((call) => call.compacted).length >= 2) break;
+    }
     const state = (await historyStore.getState(scope))!;
     const history = await historyStore.read(scope);
     const ends = results.map((_, index) => 2 * (index + 1));
@@ -300,7 +311,7 @@ describe('reconstructCallRecords', () => {
     });
 
     // A forced compaction writes the manager's own records of those calls: the same but the time.
-    await manager.prepare(conversation, { scope, force: true });
+    await manager.prepare(conversation.slice(0, 2 * results.length), { scope, force: true });
     const written = (await historyStore.getState(scope))!.calls!;
     const withoutTime = ({ at: _, ...record }: CallRecord) => record;
     expect(rebuilt.map(withoutTime)).toEqual(

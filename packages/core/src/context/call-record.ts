@@ -1,7 +1,9 @@
 import type { Budget } from '../budget/index.js';
 import type {
+  CallCalibration,
   CallCompaction,
   CallComposition,
+  CallOverflow,
   CallRecord,
   CallStrategy,
   CompactionReport,
@@ -55,6 +57,10 @@ export interface CallRecordInput {
   };
   memories: ReadonlyArray<{ id: string; score: number }>;
   repairs: readonly string[];
+  /** The count ratio the budget used. @default undefined (not recorded) */
+  calibration?: CallCalibration;
+  /** Set when this call retries one the provider rejected as too long. @default undefined */
+  overflow?: CallOverflow;
   /** @default new Date() */
   now?: Date;
 }
@@ -74,6 +80,8 @@ export function createCallRecord({
   compaction,
   memories,
   repairs,
+  calibration,
+  overflow,
   now = new Date(),
   counter,
 }: CallRecordInput & { counter: TokenCounter }): CallRecord {
@@ -99,6 +107,8 @@ export function createCallRecord({
     memories: memories.map(({ id, score }) => ({ id, score })),
     offloadIds: window.offloadIds(),
     ...(repairs.length > 0 ? { repairs: [...repairs] } : {}),
+    ...(calibration ? { calibration: { ...calibration } } : {}),
+    ...(overflow ? { overflow: { ...overflow } } : {}),
   };
 }
 
@@ -162,7 +172,8 @@ export interface ReconstructCallsInput {
  * the state writes compactions make, so the calls since the latest compaction are not stored, but
  * a call that did not compact sent the stored working messages followed by the history after
  * them, and both are stored (the history is appended on every call). Each rebuilt record takes
- * the last recorded call's budget and fixed parts, and the time its newest message was stored.
+ * the last recorded call's budget, count ratio and fixed parts, and the time its newest message
+ * was stored.
  * What it cannot know: the memories injected (none are counted) and a repair of the host's
  * messages. Linear in the messages: each is counted once, from the counter's cache.
  */
@@ -193,6 +204,14 @@ export function reconstructCallRecords({
       composition: window.composition(tokens),
       memories: [],
       offloadIds: [...offloadIds],
+      ...(last.calibration
+        ? {
+            calibration: {
+              ratio: last.calibration.ratio,
+              observations: last.calibration.observations,
+            },
+          }
+        : {}),
     });
   }
   return records;
@@ -232,6 +251,23 @@ function storableFallback({
     ...(kind === undefined ? {} : { kind }),
     ...(errorClass === undefined ? {} : { errorClass }),
   };
+}
+
+/**
+ * The record with `call` replaced by `updated` (found from the newest end, where a call being
+ * answered is): a new array, as `appendCallRecord` makes. The same array when `call` is gone.
+ */
+export function replaceCallRecord(
+  calls: readonly CallRecord[] | undefined,
+  call: CallRecord,
+  updated: CallRecord,
+): CallRecord[] | undefined {
+  if (!calls) return undefined;
+  const index = calls.lastIndexOf(call);
+  if (index === -1) return calls as CallRecord[];
+  const next = [...calls];
+  next[index] = updated;
+  return next;
 }
 
 /**

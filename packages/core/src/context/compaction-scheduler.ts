@@ -11,6 +11,7 @@ import type {
   Summarizer,
   TokenCounter,
 } from '../contracts/index.js';
+import { recordCompaction, type Telemetry } from '../telemetry/index.js';
 import type { ContextManagerOptions } from './context-manager-types.js';
 import { explainBudget } from './request-preparation.js';
 import type { CompactionEntry, SessionPersistence, SessionState } from './session-state.js';
@@ -66,6 +67,8 @@ export interface CompactionSchedulerOptions
   storeCards: (scope: Scope, cards: readonly MemoryCardDraft[]) => Promise<void>;
   /** Keeps a background run so `idle()` can wait for it. */
   track: (run: Promise<unknown>) => void;
+  /** Runs each compaction in a `ctxmem.compaction` span. @default undefined (off) */
+  telemetry?: Telemetry;
 }
 
 /** The history of one call as compaction sees it. */
@@ -130,23 +133,43 @@ export function createCompactionScheduler(options: CompactionSchedulerOptions) {
     trigger: NonNullable<ReturnType<typeof checkTrigger>>,
     abortSignal: AbortSignal | undefined,
     summarizer: Summarizer = options.summarizer,
+    background = false,
   ) {
-    const result = await compact(working, {
-      budgetTokens: budget.budgetTokens,
-      targetTokens: budget.targetTokens,
-      counter,
-      summarizer,
-      offloadStore: options.offloadStore,
-      scope,
-      history: options.history,
-      ...(options.settings ? { settings: options.settings } : {}),
-      ...(previous?.summary ? { previousSummary: previous.summary } : {}),
-      force: trigger === 'manual',
-      trigger,
-      ...(abortSignal ? { abortSignal } : {}),
-      ...(onEvent ? { onEvent } : {}),
-      repairInput: options.repairInput,
-    });
+    const run = () =>
+      compact(working, {
+        budgetTokens: budget.budgetTokens,
+        targetTokens: budget.targetTokens,
+        counter,
+        summarizer,
+        offloadStore: options.offloadStore,
+        scope,
+        history: options.history,
+        ...(options.settings ? { settings: options.settings } : {}),
+        ...(previous?.summary ? { previousSummary: previous.summary } : {}),
+        force: trigger === 'manual',
+        trigger,
+        ...(abortSignal ? { abortSignal } : {}),
+        ...(onEvent ? { onEvent } : {}),
+        repairInput: options.repairInput,
+      });
+    const { telemetry } = options;
+    const result = telemetry
+      ? await telemetry.span(
+          'ctxmem.compaction',
+          {
+            'ctxmem.compaction.trigger': trigger,
+            'ctxmem.compaction.background': background,
+            'ctxmem.compaction.offline': summarizer !== options.summarizer,
+            'ctxmem.summarizer.name': summarizer.name,
+            ...telemetry.scopeAttributes(scope),
+          },
+          async (span) => {
+            const compacted = await run();
+            if (span.isRecording()) recordCompaction(span, compacted.report);
+            return compacted;
+          },
+        )
+      : await run();
     const entry: CompactionEntry = {
       covered: [...fingerprints],
       output: result.messages,
@@ -164,7 +187,7 @@ export function createCompactionScheduler(options: CompactionSchedulerOptions) {
     state,
     messages,
     fingerprints,
-  }: CompactionInput): Promise<ResumedSession> {
+  }: Omit<CompactionInput, 'budget'>): Promise<ResumedSession> {
     let entry = state.entry;
     if (entry && !matchesPrefix(entry, fingerprints)) entry = undefined;
     if (!entry && !state.entry) {
@@ -309,7 +332,15 @@ export function createCompactionScheduler(options: CompactionSchedulerOptions) {
   ) {
     const { scope, state } = input;
     const covered = { ...input, fingerprints: [...input.fingerprints] };
-    const run = runCompaction(covered, snapshot, entry, 'threshold', undefined)
+    const run = runCompaction(
+      covered,
+      snapshot,
+      entry,
+      'threshold',
+      undefined,
+      options.summarizer,
+      true,
+    )
       .then(async ({ result, entry: next }) => {
         const written = await persistence.persistEntry(scope, next, state.calls);
         await options.storeCards(scope, result.cards);

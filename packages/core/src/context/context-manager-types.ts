@@ -17,7 +17,9 @@ import type {
   TokenCounter,
 } from '../contracts/index.js';
 import type { MemorySearcher } from '../inject/index.js';
+import type { CountCalibrationOptions, ProviderUsage } from '../provider/index.js';
 import type { CircuitBreakerOptions, ModelSummarizerOptions } from '../summarize/index.js';
+import type { TelemetryOptions } from '../telemetry/index.js';
 
 export interface MemoryOptions {
   /**
@@ -77,6 +79,17 @@ export interface ContextManagerOptions {
   settings?: Partial<CompressionSettings>;
   /** @default createTokenCounter({ model }) */
   counter?: TokenCounter;
+  /**
+   * How ctxmem's counts are corrected toward the provider's. The budget divides the window by a
+   * count ratio (provider tokens per counted token): before the provider has reported anything
+   * it is `prior` (1.2 for a model without a public tokenizer, else 1; see `defaultCountRatio`),
+   * then what the provider reports (usage handed over with `observeUsage` or `callModel`, and
+   * the counts in its overflow errors) teaches it (see `createCountCalibration`). One ratio per
+   * manager, shared by its sessions and written with their working state. `false` takes counts
+   * as they are (ratio 1) and learns nothing.
+   * @default { prior: defaultCountRatio(model), learn: true }
+   */
+  calibration?: CountCalibrationOptions | false;
   /**
    * Summarizes evicted rounds. It runs behind a circuit breaker (`summarizerCircuitBreaker`),
    * and the extractive summarizer is always kept as its fallback.
@@ -138,6 +151,14 @@ export interface ContextManagerOptions {
    */
   recordedCalls?: number;
   onEvent?: EventListener;
+  /**
+   * OpenTelemetry spans for each prepare, compaction, summarizer run and model call, memory
+   * search, memory flush and store operation, on the global tracer provider or `tracer`, nested
+   * under the span active when the manager is called (see `TelemetryOptions`). No message content
+   * unless `recordContent`; no scope ids unless `recordScope`.
+   * @default undefined (off)
+   */
+  telemetry?: TelemetryOptions;
 }
 
 export interface PrepareOptions {
@@ -187,9 +208,16 @@ export interface PrepareResult {
   /** Tokens of `messages`. */
   tokens: number;
   /**
-   * The figures this request was fitted against: the window less the tool definitions
-   * (`fixedTokens`) and the output reserve. `tokens + budget.fixedTokens + budget.reserveTokens`
-   * never exceeds `budget.contextWindow`.
+   * ctxmem's count of the request's whole input: `tokens` plus the tool definitions and the
+   * tokens reserved around the messages (`budget.fixedTokens`). What a provider's reported input
+   * tokens are compared with.
+   */
+  requestTokens: number;
+  /**
+   * The figures this request was fitted against: the window less the output reserve, divided by
+   * the count ratio, less the tool definitions (`fixedTokens`).
+   * `(tokens + budget.fixedTokens) × budget.countRatio + budget.reserveTokens` never exceeds
+   * `budget.contextWindow`.
    */
   budget: Budget;
   /** Whether this prompt comes from a new compaction (run now, or prepared in the background and adopted now). */
@@ -201,13 +229,64 @@ export interface PrepareResult {
   injected: number;
 }
 
+/** One model call through `ContextManager.callModel`. */
+export interface ModelCallRequest<Result> {
+  /** The history, as for `prepare`. */
+  messages: readonly Message[];
+  /** As for `prepare`; the retry uses them too. @default {} */
+  options?: PrepareOptions;
+  /** Sends a prepared prompt to the model: called once, or twice after a "too long" rejection. */
+  send: (prepared: PrepareResult) => Promise<Result>;
+  /**
+   * The provider's usage in a result, handed to `observeUsage`. Streams hand theirs over when
+   * their last chunk arrives, with `observeUsage` themselves.
+   * @default undefined (no usage read)
+   */
+  usage?: (result: Result) => ProviderUsage | undefined;
+  /**
+   * The first attempt's preparation when the caller has made it already (the AI SDK middleware
+   * prepares in `transformParams`).
+   * @default prepared by `callModel`
+   */
+  prepared?: PrepareResult;
+}
+
+/** The count ratio the manager's budgets use now, and what it was learned from. */
+export interface CalibrationStatus {
+  /** Provider tokens per counted token. */
+  ratio: number;
+  /** Provider reports it was learned from (0: the prior alone). */
+  observations: number;
+}
+
 export interface ContextManager {
+  /** The budget of a request without tool definitions, output or reserved tokens, at the current count ratio. */
   readonly budget: Budget;
   readonly counter: TokenCounter;
   readonly offloadStore: OffloadStore;
   readonly historyStore: HistoryStore | undefined;
   /** Turns a history into a prompt that fits the budget. */
   prepare(messages: readonly Message[], options?: PrepareOptions): Promise<PrepareResult>;
+  /**
+   * Prepares a history, sends it with `send`, and recovers once when the provider rejects it as
+   * too long (`detectContextOverflow`): the count the provider's error gives (or, without one, a
+   * smaller share; see `planOverflowRetry`) budgets a second preparation, which is sent once
+   * more, with a `context-overflow` event and the retry's call record saying so. A second
+   * rejection throws `ContextOverflowError` with both attempts' counts; never a loop. So does a
+   * rejection no smaller request can answer (the system messages and the newest user message
+   * alone exceed the provider's count), with the `BudgetExceededError` as its cause. Any other
+   * error, and any error once `abortSignal` has fired, is thrown as it is. A result's usage, when
+   * `usage` reads it, feeds the count calibration.
+   */
+  callModel<Result>(request: ModelCallRequest<Result>): Promise<Result>;
+  /**
+   * Hands over what the provider reported for a prepared request: its input tokens are compared
+   * with `prepared.requestTokens` to learn the count ratio (see `createCountCalibration`), and
+   * recorded in the call's record. A no-op for a result of another manager.
+   */
+  observeUsage(prepared: PrepareResult, usage: ProviderUsage): void;
+  /** The count ratio budgets use now, and how many provider reports it was learned from. */
+  calibration(): CalibrationStatus;
   /**
    * The long-term memories relevant to `query` in the conversation `scope` (searched in its memory
    * scope), rendered within `maxTokens`; undefined when there is no memory search, nothing

@@ -6,6 +6,7 @@ import { createInMemoryMemoryStore } from '../memory/index.js';
 import { checkToolPairing, lastUserMessage, messageText } from '../messages/index.js';
 import { createMemorySearch } from '../retrieval/index.js';
 import { createExtractiveSummarizer } from '../summarize/index.js';
+import { brokenHistories } from '../test/broken-histories.js';
 import { createScriptedComplete } from '../test/summarizers.js';
 import { createTokenCounter } from '../tokens/index.js';
 import { createMemoryTools } from '../tools/index.js';
@@ -187,6 +188,9 @@ describe('createContextManager', () => {
     const search = createMemorySearch({ store: memoryStore });
     const manager = createContextManager({
       contextWindow: 6_000,
+      // A window this small has the budget cap the default trigger: a prompt just under it would
+      // leave no room to inject, whichever turn the question comes on. A lower trigger always does.
+      threshold: 0.7,
       counter,
       memory: { store: memoryStore, search },
     });
@@ -365,6 +369,96 @@ describe('createContextManager', () => {
       expect(InvalidMessageError.isInstance(error), label).toBe(true);
       expect((error as InvalidMessageError).path, label).toBe(path);
       expect(await historyStore.count({}), label).toBe(0);
+    }
+  });
+
+  // Protection: the shape check of every message not seen before, which reads the array by index
+  // and checks fields ctxmem does not know. Without it a message that refers to itself is
+  // accepted and the prompt fails later in JSON.stringify ("Converting circular structure").
+  it.each(brokenHistories().map((broken) => [broken.name, broken] as const))(
+    'rejects %s with InvalidMessageError naming the path, and stores nothing',
+    async (_name, broken) => {
+      const historyStore = createInMemoryHistoryStore();
+      const manager = createContextManager({ contextWindow: 100_000, counter, historyStore });
+      const error = await manager.prepare(broken.messages as Message[]).then(
+        () => undefined,
+        (thrown: unknown) => thrown,
+      );
+      expect(InvalidMessageError.isInstance(error)).toBe(true);
+      expect((error as InvalidMessageError).path).toBe(broken.path);
+      expect((error as InvalidMessageError).message).toContain(broken.problem);
+      expect(await historyStore.count({})).toBe(0);
+    },
+  );
+
+  // Protection: a message is recognised by its fingerprint and checked once per fingerprint.
+  // The fingerprint marks functions and BigInts and the fields it leaves out are checked per
+  // object; without both, a broken copy of a message seen before would pass unchecked.
+  it('rejects a broken copy of a message it has already accepted', async () => {
+    const manager = createContextManager({ contextWindow: 100_000, counter });
+    const clean = (): Message[] => [
+      { role: 'user', content: [{ type: 'text', text: 'Look it up.' }] },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'lookup', input: { q: 'x' } }],
+      },
+      {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: 'c1',
+            toolName: 'lookup',
+            output: { type: 'text', value: 'found' },
+          },
+        ],
+      },
+      { role: 'user', content: 'And?' },
+    ];
+    const prepared = await manager.prepare(clean());
+    expect(JSON.parse(JSON.stringify(prepared.messages))).toEqual(clean());
+    const copies: Array<[string, (messages: Array<Record<string, unknown>>) => void, string]> = [
+      [
+        'refers to itself',
+        (messages) => {
+          messages[0]!.self = messages[0];
+        },
+        'messages[0].self: circular reference',
+      ],
+      [
+        'has a function in a part',
+        (messages) => {
+          (messages[0]!.content as Array<Record<string, unknown>>)[0]!.render = () => 'x';
+        },
+        'messages[0].content[0].render: a function is not a JSON value',
+      ],
+      [
+        'has a BigInt in a tool input',
+        (messages) => {
+          const part = (messages[1]!.content as Array<Record<string, unknown>>)[0]!;
+          part.input = { q: 'x', n: BigInt(1) };
+        },
+        'messages[1].content[0].input.n: a bigint is not a JSON value',
+      ],
+      [
+        'has a cycle in its ctxmem metadata',
+        (messages) => {
+          const ctxmem: Record<string, unknown> = { kind: 'bootstrap' };
+          ctxmem.self = ctxmem;
+          messages[3]!.ctxmem = ctxmem;
+        },
+        'messages[3].ctxmem.self: circular reference',
+      ],
+    ];
+    for (const [label, corrupt, message] of copies) {
+      const messages = clean() as unknown as Array<Record<string, unknown>>;
+      corrupt(messages);
+      const error = await manager.prepare(messages as unknown as Message[]).then(
+        () => undefined,
+        (thrown: unknown) => thrown,
+      );
+      expect(InvalidMessageError.isInstance(error), label).toBe(true);
+      expect((error as InvalidMessageError).message, label).toBe(message);
     }
   });
 

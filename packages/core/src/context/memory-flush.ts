@@ -1,5 +1,7 @@
+import type { Span } from '@opentelemetry/api';
 import type { EventListener, Message, Scope, TokenCounter } from '../contracts/index.js';
 import { flushThresholdTokens, requestFlushNotes, writeFlushNotes } from '../flush/index.js';
+import type { Telemetry } from '../telemetry/index.js';
 import type { FlushOptions } from './context-manager-types.js';
 import type { MemoryInjection } from './memory-injection.js';
 import type { SessionState } from './session-state.js';
@@ -17,6 +19,8 @@ export interface MemoryFlushOptions {
   track: (run: Promise<unknown>) => void;
   /** @default undefined */
   onEvent?: EventListener;
+  /** Runs each flush in a `ctxmem.memory_flush` span. @default undefined (off) */
+  telemetry?: Telemetry;
 }
 
 /**
@@ -31,6 +35,7 @@ export function createMemoryFlush({
   memories,
   track,
   onEvent,
+  telemetry,
 }: MemoryFlushOptions) {
   /** Prompts of at least this many tokens start a flush. */
   const thresholdTokens = flush
@@ -46,7 +51,7 @@ export function createMemoryFlush({
   function start(scope: Scope, messages: readonly Message[], state: SessionState, cycle: number) {
     if (!flush || state.flushedCycle === cycle) return;
     state.flushedCycle = cycle;
-    const run = (async () => {
+    const flushNotes = async (span?: Span) => {
       try {
         const notes = await withTimeout(
           (abortSignal) =>
@@ -61,6 +66,7 @@ export function createMemoryFlush({
           flush.timeoutMs ?? 30_000,
         );
         if (!notes) {
+          span?.setAttributes({ 'ctxmem.memory_flush.skipped': true });
           onEvent?.({ type: 'memory-flush', scope, stored: 0, skipped: true });
           return;
         }
@@ -68,6 +74,11 @@ export function createMemoryFlush({
           await writeFlushNotes({ root: flush.root, scope: memories.memoryScope(scope), notes });
         }
         await memories.storeCards(scope, notes.longTerm);
+        span?.setAttributes({
+          'ctxmem.memory_flush.skipped': false,
+          'ctxmem.memory_flush.long_term': notes.longTerm.length,
+          'ctxmem.memory_flush.daily': notes.daily.length,
+        });
         onEvent?.({
           type: 'memory-flush',
           scope,
@@ -76,6 +87,7 @@ export function createMemoryFlush({
         });
       } catch (error) {
         // A failed silent turn is logged, never shown to the user, never blocks the turn.
+        if (span) telemetry?.recordError(span, error);
         onEvent?.({
           type: 'memory-flush',
           scope,
@@ -84,7 +96,14 @@ export function createMemoryFlush({
           error: errorText(error),
         });
       }
-    })();
+    };
+    const run = telemetry
+      ? telemetry.span(
+          'ctxmem.memory_flush',
+          { 'ctxmem.memory_flush.cycle': cycle, ...telemetry.scopeAttributes(scope) },
+          flushNotes,
+        )
+      : flushNotes();
     track(run);
   }
 

@@ -2,15 +2,29 @@ import type { Message } from '../contracts/index.js';
 
 const fingerprints = new WeakMap<Message, string>();
 
-function replaceBinary(_key: string, value: unknown): unknown {
-  if (value instanceof Uint8Array)
-    return `bytes:${value.byteLength}:${hashString(Buffer.from(value.buffer, value.byteOffset, Math.min(value.byteLength, 4096)).toString('base64'))}`;
-  if (value instanceof ArrayBuffer) return `bytes:${value.byteLength}`;
-  if (value instanceof URL) return value.href;
-  // JSON writes NaN and Infinity as null; keep them distinct so an invalid message never shares
-  // a fingerprint with a valid one.
-  if (typeof value === 'number' && !Number.isFinite(value)) return `number:${value}`;
-  return value;
+function replaceBinary(this: unknown, _key: string, value: unknown): unknown {
+  switch (typeof value) {
+    case 'object':
+      if (value instanceof Uint8Array)
+        return `bytes:${value.byteLength}:${hashString(Buffer.from(value.buffer, value.byteOffset, Math.min(value.byteLength, 4096)).toString('base64'))}`;
+      if (value instanceof ArrayBuffer) return `bytes:${value.byteLength}`;
+      if (value instanceof URL) return value.href;
+      return value;
+    case 'number':
+      // JSON writes NaN and Infinity as null; keep them distinct so an invalid message never
+      // shares a fingerprint with a valid one.
+      return Number.isFinite(value) ? value : `number:${value}`;
+    case 'function':
+    case 'symbol':
+    case 'bigint':
+      // JSON drops or rejects these: marked for the same reason.
+      return `${typeof value}:`;
+    case 'undefined':
+      // Dropped from objects, as JSON does; in an array (a hole too) JSON would write null.
+      return Array.isArray(this) ? 'undefined:' : undefined;
+    default:
+      return value;
+  }
 }
 
 /** 53-bit FNV-1a-style string hash (fast, not cryptographic: only used to compare histories). */

@@ -12,7 +12,7 @@ import {
 } from './request-preparation.js';
 
 const counter = createTokenCounter();
-const { budget, budgetFor } = createRequestBudget(
+const { budgetOf, budgetFor } = createRequestBudget(
   { contextWindow: 10_000, threshold: 0.8, retainedRatio: 0.6 },
   counter,
 );
@@ -20,6 +20,7 @@ const tools = [{ name: 'search', description: 'Searches the web', parameters: { 
 
 describe('createRequestBudget', () => {
   it('uses the manager budget for a plain request and takes tools, output and reserved tokens off it', () => {
+    const budget = budgetOf();
     expect(budget).toEqual(resolveBudget({ contextWindow: 10_000 }));
     expect(budgetFor(undefined, undefined).budget).toBe(budget);
     const request = budgetFor(tools, 500, 100);
@@ -28,6 +29,19 @@ describe('createRequestBudget', () => {
     expect(request.budget.fixedTokens).toBe(request.toolTokens + 100);
     expect(request.budget.reserveTokens).toBe(500);
     expect(request.budget.budgetTokens).toBe(10_000 - request.toolTokens - 100 - 500);
+  });
+
+  it('divides the room by the count ratio and takes a smaller window when given one', () => {
+    const plain = budgetFor(tools, 500).budget;
+    const scaled = budgetFor(tools, 500, 0, { countRatio: 1.25 }).budget;
+    expect(scaled.countRatio).toBe(1.25);
+    expect(scaled.reserveTokens).toBe(500);
+    expect(scaled.budgetTokens).toBe(Math.floor((10_000 - 500) / 1.25) - plain.fixedTokens);
+    // The provider's tokens of the whole request still fit the window.
+    expect((scaled.budgetTokens + scaled.fixedTokens) * 1.25 + 500).toBeLessThanOrEqual(10_000);
+    const limited = budgetFor(tools, 500, 0, { contextWindow: 6_000 }).budget;
+    expect(limited.contextWindow).toBe(6_000);
+    expect(limited.budgetTokens).toBe(6_000 - 500 - plain.fixedTokens);
   });
 
   it('counts a tool set once, knows it rebuilt from new objects, and recounts it changed in place', () => {

@@ -7,6 +7,8 @@ import {
   InvalidMessageError,
 } from '../errors/index.js';
 import { validateMessages } from '../messages/index.js';
+import { describeThrown, describeValue } from '../messages/json-values.js';
+import { requireEntry } from '../messages/message-shape.js';
 import {
   checkToolPairing,
   repairMessages,
@@ -31,12 +33,29 @@ export function assertMessageArray(messages: unknown): asserts messages is reado
     });
   }
   for (let index = 0; index < messages.length; index++) {
+    const path = `messages[${index}]`;
+    requireEntry(messages, index, path);
     const message = messages[index] as { role?: unknown } | null;
-    const role = typeof message === 'object' && message !== null ? message.role : undefined;
+    if (typeof message !== 'object' || message === null) {
+      throw new InvalidMessageError({
+        message: `${path}: expected a message object, got ${describeValue(message)}`,
+        path,
+      });
+    }
+    let role: unknown;
+    try {
+      role = message.role;
+    } catch (error) {
+      throw new InvalidMessageError({
+        message: `${path}.role: reading it threw (${describeThrown(error)})`,
+        path: `${path}.role`,
+        cause: error,
+      });
+    }
     if (role !== 'system' && role !== 'user' && role !== 'assistant' && role !== 'tool') {
       throw new InvalidMessageError({
-        message: `messages[${index}] is not a message with a system, user, assistant or tool role.`,
-        path: `messages[${index}]`,
+        message: `${path} is not a message with a system, user, assistant or tool role.`,
+        path,
       });
     }
   }
@@ -64,9 +83,13 @@ export function explainInvalidInput(error: unknown, messages: readonly Message[]
  */
 export function explainBudget(error: unknown, budget: Budget): unknown {
   if (!BudgetExceededError.isInstance(error)) return error;
-  const required = error.requiredTokens + budget.fixedTokens + budget.reserveTokens;
+  const { countRatio } = budget;
+  const required =
+    Math.ceil((error.requiredTokens + budget.fixedTokens) * countRatio) + budget.reserveTokens;
+  const scaled =
+    countRatio === 1 ? '' : ` (×${Math.round(countRatio * 100) / 100} as the provider counts)`;
   return new BudgetExceededError({
-    message: `The request cannot fit the ${budget.contextWindow}-token window: the system messages and the newest user message need ${error.requiredTokens} tokens, tool definitions and other fixed parts ${budget.fixedTokens} and the output reserve ${budget.reserveTokens}, ${required} in all.`,
+    message: `The request cannot fit the ${budget.contextWindow}-token window: the system messages and the newest user message need ${error.requiredTokens} tokens, tool definitions and other fixed parts ${budget.fixedTokens}${scaled} and the output reserve ${budget.reserveTokens}, ${required} in all.`,
     requiredTokens: required,
     budgetTokens: budget.contextWindow,
     cause: error,
@@ -74,7 +97,10 @@ export function explainBudget(error: unknown, budget: Budget): unknown {
 }
 
 /** The manager's budget settings: what every request's budget is resolved from. */
-export type BudgetSettings = Omit<ResolveBudgetOptions, 'fixedTokens' | 'outputTokens'>;
+export type BudgetSettings = Omit<
+  ResolveBudgetOptions,
+  'fixedTokens' | 'outputTokens' | 'countRatio'
+>;
 
 /** The budget of one request, with what its tool definitions cost. */
 export interface RequestBudget {
@@ -85,15 +111,32 @@ export interface RequestBudget {
   reservedTokens: number;
 }
 
+/** What a request's budget is computed with besides the request's own figures. */
+export interface BudgetScale {
+  /** Provider tokens per counted token (see `resolveBudget`). @default 1 */
+  countRatio?: number;
+  /** A window smaller than the manager's (a provider's reported limit). @default the manager's */
+  contextWindow?: number;
+}
+
 /**
- * The manager's budget (`budget`, used as is by requests without tools, output or reserved
- * tokens) and the budget of each request (`budgetFor`): the manager's, less its tool definitions,
- * what the caller adds around the messages, and the requested output.
+ * The manager's budget (`budgetOf`: a request without tools, output or reserved tokens) and the
+ * budget of each request (`budgetFor`): the manager's, less its tool definitions, what the caller
+ * adds around the messages, and the requested output, at the count ratio of the moment.
  */
 export function createRequestBudget(settings: BudgetSettings, counter: TokenCounter) {
-  const budget = resolveBudget(settings);
+  // Checks the settings once, up front.
+  resolveBudget(settings);
   /** The last request budget: an application sends the same tools and limits call after call. */
-  let last: { fixedTokens: number; outputTokens: number | undefined; budget: Budget } | undefined;
+  let last:
+    | {
+        fixedTokens: number;
+        outputTokens: number | undefined;
+        countRatio: number;
+        contextWindow: number;
+        budget: Budget;
+      }
+    | undefined;
   /** The latest tool sets and their counts, newest first (an application sends a few). */
   const toolCounts: Array<{ tools: unknown; tokens: number }> = [];
 
@@ -117,10 +160,34 @@ export function createRequestBudget(settings: BudgetSettings, counter: TokenCoun
     return tokens;
   }
 
+  function resolved(
+    fixedTokens: number,
+    outputTokens: number | undefined,
+    { countRatio = 1, contextWindow = settings.contextWindow }: BudgetScale,
+  ): Budget {
+    if (
+      last?.fixedTokens !== fixedTokens ||
+      last.outputTokens !== outputTokens ||
+      last.countRatio !== countRatio ||
+      last.contextWindow !== contextWindow
+    ) {
+      const budget = resolveBudget({
+        ...settings,
+        contextWindow,
+        fixedTokens,
+        countRatio,
+        ...(outputTokens === undefined ? {} : { outputTokens }),
+      });
+      last = { fixedTokens, outputTokens, countRatio, contextWindow, budget };
+    }
+    return last.budget;
+  }
+
   function budgetFor(
     tools: readonly unknown[] | undefined,
     maxOutputTokens: number | undefined,
     reservedTokens = 0,
+    scale: BudgetScale = {},
   ): RequestBudget {
     if (!Number.isSafeInteger(reservedTokens) || reservedTokens < 0) {
       throw new InvalidArgumentError({
@@ -128,27 +195,15 @@ export function createRequestBudget(settings: BudgetSettings, counter: TokenCoun
         argument: 'reservedTokens',
       });
     }
-    if (
-      (tools === undefined || tools.length === 0) &&
-      maxOutputTokens === undefined &&
-      reservedTokens === 0
-    ) {
-      return { budget, toolTokens: 0, reservedTokens: 0 };
-    }
-    const definitions = tools === undefined ? 0 : toolTokens(tools);
-    const fixedTokens = definitions + reservedTokens;
-    if (last?.fixedTokens !== fixedTokens || last.outputTokens !== maxOutputTokens) {
-      const request = resolveBudget({
-        ...settings,
-        fixedTokens,
-        ...(maxOutputTokens === undefined ? {} : { outputTokens: maxOutputTokens }),
-      });
-      last = { fixedTokens, outputTokens: maxOutputTokens, budget: request };
-    }
-    return { budget: last.budget, toolTokens: definitions, reservedTokens };
+    const definitions = tools === undefined || tools.length === 0 ? 0 : toolTokens(tools);
+    const budget = resolved(definitions + reservedTokens, maxOutputTokens, scale);
+    return { budget, toolTokens: definitions, reservedTokens };
   }
 
-  return { budget, budgetFor };
+  return {
+    budgetOf: (scale: BudgetScale = {}) => resolved(0, undefined, scale),
+    budgetFor,
+  };
 }
 
 export interface RepairOptions {

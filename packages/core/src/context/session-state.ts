@@ -2,6 +2,7 @@ import { KeyedLru } from '../cache/index.js';
 import type {
   CallRecord,
   CompactionReport,
+  CountCalibrationState,
   HistoryStore,
   MemoryCardDraft,
   Message,
@@ -55,18 +56,34 @@ export function createSessionStates(cacheSize: number) {
       }
       return state;
     },
+    /** The session's state when it is still kept, without creating one. */
+    peek(key: string): SessionState | undefined {
+      return sessions.get(key);
+    },
     delete(key: string): void {
       sessions.delete(key);
     },
   };
 }
 
+/** The manager's count calibration as the working state carries it. */
+export interface PersistedCalibration {
+  /** The state to write with each working state; undefined while nothing was learned. */
+  snapshot(): CountCalibrationState | undefined;
+  /** Offered the calibration of each working state read from the store. */
+  adopt(state: unknown): unknown;
+}
+
 /**
  * The session's side of the history store: the original history appended as the host gave it, the
- * working state (with the recorded calls) read and written optimistically. Without a store every
- * function is a no-op, and the manager works from memory alone.
+ * working state (with the recorded calls and the manager's count calibration) read and written
+ * optimistically. Without a store every function is a no-op, and the manager works from memory
+ * alone.
  */
-export function createSessionPersistence(historyStore: HistoryStore | undefined) {
+export function createSessionPersistence(
+  historyStore: HistoryStore | undefined,
+  calibration?: PersistedCalibration,
+) {
   /**
    * The stored working state as a compaction entry for this history, or undefined when there is
    * none or it covers more messages than the host sent. Seeds `state.calls` from the store the
@@ -81,6 +98,7 @@ export function createSessionPersistence(historyStore: HistoryStore | undefined)
     if (!historyStore) return undefined;
     const stored = await historyStore.getState(scope);
     state.calls ??= stored?.calls ?? [];
+    if (stored?.calibration !== undefined) calibration?.adopt(stored.calibration);
     if (!stored || stored.summarizedCount > messages.length) return undefined;
     return {
       covered: fingerprints.slice(0, stored.summarizedCount),
@@ -151,6 +169,7 @@ export function createSessionPersistence(historyStore: HistoryStore | undefined)
           ...(entry.summary ? { summary: entry.summary } : {}),
           ...(entry.flushedCycle === undefined ? {} : { flushedCycle: entry.flushedCycle }),
           ...(calls && calls.length > 0 ? { calls: [...calls] } : {}),
+          ...withCalibration(calibration?.snapshot()),
         },
         entry.version,
       );
@@ -166,6 +185,10 @@ export function createSessionPersistence(historyStore: HistoryStore | undefined)
   }
 
   return { restoreEntry, recordOriginal, persistEntry };
+}
+
+function withCalibration(state: CountCalibrationState | undefined) {
+  return state === undefined ? {} : { calibration: state };
 }
 
 export type SessionPersistence = ReturnType<typeof createSessionPersistence>;

@@ -72,6 +72,31 @@ export interface CallCompaction {
   offloadIds: string[];
 }
 
+/** How the provider's count compared with ctxmem's for a call. */
+export interface CallCalibration {
+  /** Provider tokens per counted token the call's budget used (1: counts taken as they are). */
+  ratio: number;
+  /** Provider reports the ratio was learned from (0: the prior alone). */
+  observations: number;
+  /**
+   * The input tokens the provider reported for this call (cached ones included), when the adapter
+   * handed its usage over.
+   */
+  providerTokens?: number;
+}
+
+/** A call prepared again because the provider rejected the previous attempt as too long. */
+export interface CallOverflow {
+  /** ctxmem's count of the rejected request's input (messages, tool definitions, reserved). */
+  countedTokens: number;
+  /** The provider's count of it, when its error said. */
+  providerTokens?: number;
+  /** The provider's limit, when its error said. */
+  limitTokens?: number;
+  /** `retried`: this call is the one retry; `rejected-again`: the retry was rejected too. */
+  outcome: 'retried' | 'rejected-again';
+}
+
 /**
  * One prepared call, as the context manager recorded it: what the model received and why. The
  * manager keeps the last few in the session's working state (`WorkingState.calls`), so an
@@ -103,4 +128,8 @@ export interface CallRecord {
   offloadIds: string[];
   /** Repairs made to the host's history before it was prepared (`input-repaired`). */
   repairs?: string[];
+  /** The count ratio the budget used and, once reported, the provider's count of the call. */
+  calibration?: CallCalibration;
+  /** Set on the retry of a call the provider rejected as too long. */
+  overflow?: CallOverflow;
 }

@@ -35,10 +35,10 @@ export interface CompressionSettings {
   minMessagesToKeep: number;
   /**
    * Token budget of the rendered summary, when set: a cap the user chooses. When not set, the
-   * summary may take half of the compaction target, at least 1,200 and at most 8,000 tokens
+   * summary may take 70 % of the compaction target, at least 1,200 and at most 8,000 tokens
    * (`SUMMARY_SHARE_OF_TARGET`), so that a long history in a small budget keeps a summary big
-   * enough to carry it.
-   * @default half the target, within [1200, 8000]
+   * enough to carry it. A model summarizer writes at most its own `maxSummaryTokens` of it.
+   * @default 70 % of the target, within [1200, 8000]
    */
   summaryMaxTokens: number;
   /** Rounds kept by the `recent-only` history strategy. @default 3 */

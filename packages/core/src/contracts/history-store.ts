@@ -14,6 +14,19 @@ export interface StoredMessage {
   createdAt: string;
 }
 
+/**
+ * What a context manager learned about the provider's count (see `createCountCalibration`),
+ * stored with the working state so that a restarted process keeps it.
+ */
+export interface CountCalibrationState {
+  /** The model and counter the observations belong to. */
+  key: string;
+  /** The latest observations, oldest first: ctxmem's count of a request and the provider's. */
+  observations: Array<[countedTokens: number, providerTokens: number]>;
+  /** Observations ever made: of two stored states, the one with more is the fresher. */
+  total: number;
+}
+
 /** The compressed working state of one scope, updated optimistically. */
 export interface WorkingState {
   /** Bumped on every successful `setState`. 0 means "never written". */
@@ -34,6 +47,11 @@ export interface WorkingState {
    * calls after the latest compaction are written with the next one.
    */
   calls?: CallRecord[];
+  /**
+   * The manager's count calibration when the state was written: shared by the manager's sessions
+   * and written with whichever session's state is written, so a new process adopts the freshest.
+   */
+  calibration?: CountCalibrationState;
 }
 
 /** Options of `HistoryStore.append`. */

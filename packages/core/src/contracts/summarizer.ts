@@ -16,6 +16,10 @@ export interface CompleteResult {
    * off), `'content-filter'`, `'tool-calls'`, `'error'` or `'other'`. Unknown when unset.
    */
   finishReason?: string;
+  /** The provider's token counts for the call, when the adapter reads them (telemetry reports them). */
+  usage?: { inputTokens?: number; outputTokens?: number };
+  /** The id of the model the request was made to, when the adapter knows it (telemetry reports it). */
+  model?: string;
 }
 
 export interface CompleteRequest {
@@ -85,6 +89,8 @@ export type SummarizerFailureKind =
   | 'empty'
   | 'circuit-open'
   | 'too-small'
+  /** The model rejected the prompt as too long for its window, twice (once at a smaller size). */
+  | 'context-overflow'
   | 'error';
 
 /** A summarizer's failure that a fallback covered. */
@@ -108,5 +114,13 @@ export interface SummarizerFallback {
  */
 export interface Summarizer {
   readonly name: string;
+  /**
+   * The longest summary it writes, in tokens, however much room a request's `maxTokens` gives: a
+   * model summarizer bounds what it asks a model to write (output tokens cost time and money).
+   * Compaction plans what to evict with it, so that a summary smaller than the room does not
+   * leave the room unused.
+   * @default undefined (it may fill `maxTokens`)
+   */
+  readonly maxSummaryTokens?: number;
   summarize(request: SummarizeRequest): Promise<SummarizeResult>;
 }

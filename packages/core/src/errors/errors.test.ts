@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import {
+  AlreadyExistsError,
   BudgetExceededError,
   ConflictError,
+  ContextOverflowError,
   CorruptDataError,
   CtxmemError,
   InvalidArgumentError,
@@ -26,6 +28,23 @@ describe('errors', () => {
     expect(InvalidIdError.isInstance(error)).toBe(false);
     expect(error.name).toBe('CtxmemBudgetExceededError');
     expect(error.requiredTokens).toBe(10);
+  });
+
+  it('gives a ContextOverflowError its counts and, by default, one attempt of them', () => {
+    const cause = new Error('prompt is too long: 208310 tokens > 200000 maximum');
+    const error = new ContextOverflowError({
+      message: 'too long',
+      countedTokens: 160_000,
+      providerTokens: 208_310,
+      limitTokens: 200_000,
+      cause,
+    });
+    expect(ContextOverflowError.isInstance(error)).toBe(true);
+    expect(error.name).toBe('CtxmemContextOverflowError');
+    expect(error.attempts).toEqual([
+      { countedTokens: 160_000, providerTokens: 208_310, limitTokens: 200_000 },
+    ]);
+    expect(error.cause).toBe(cause);
   });
 
   it('rejects look-alikes and non-errors', () => {
@@ -76,6 +95,11 @@ describe('errors', () => {
         { path: 'messages[0]' },
       ],
       [new NotFoundError({ message, id: 'a' }), NotFoundError, { id: 'a' }],
+      [
+        new AlreadyExistsError({ message, id: '/memories/a.md' }),
+        AlreadyExistsError,
+        { id: '/memories/a.md' },
+      ],
       [
         new ScopeRequiredError({ message, field: 'userId' }),
         ScopeRequiredError,

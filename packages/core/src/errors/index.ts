@@ -1,5 +1,10 @@
+export { AlreadyExistsError } from './already-exists-error.js';
 export { BudgetExceededError } from './budget-exceeded-error.js';
 export { ConflictError } from './conflict-error.js';
+export {
+  type ContextOverflowAttempt,
+  ContextOverflowError,
+} from './context-overflow-error.js';
 export { CorruptDataError } from './corrupt-data-error.js';
 export { CtxmemError, type CtxmemErrorOptions } from './ctxmem-error.js';
 export { InvalidArgumentError } from './invalid-argument-error.js';

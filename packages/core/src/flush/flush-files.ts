@@ -1,6 +1,12 @@
 import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { MemoryCardDraft, MemoryCardType, MemoryStore, Scope } from '../contracts/index.js';
+import type {
+  MemoryCard,
+  MemoryCardDraft,
+  MemoryCardType,
+  MemoryStore,
+  Scope,
+} from '../contracts/index.js';
 import { MEMORY_CARD_TYPES } from '../contracts/index.js';
 import {
   hasErrorCode,
@@ -50,6 +56,28 @@ async function appendNewLines(
 
 const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim();
 
+/** The heading `MEMORY.md` starts with. */
+const MEMORY_FILE_HEADING = '# MEMORY';
+
+/** One bullet of `MEMORY.md`, as `parseMemoryMarkdown` reads it back: `- [type] content`. */
+function memoryLine(type: MemoryCardType, content: string): string {
+  return `- [${type}] ${oneLine(content)}`;
+}
+
+/**
+ * The `MEMORY.md` view of memory cards: the heading and one `- [type] content` bullet per card,
+ * in the order given, as `writeFlushNotes` writes durable notes, so `parseMemoryMarkdown` reads it
+ * back to the same cards. Superseded cards are left out.
+ */
+export function renderMemoryMarkdown(
+  cards: readonly Pick<MemoryCard, 'type' | 'content' | 'supersededBy'>[],
+): string {
+  const lines = cards
+    .filter((card) => card.supersededBy === undefined)
+    .map((card) => memoryLine(card.type, card.content));
+  return `${MEMORY_FILE_HEADING}\n\n${lines.length === 0 ? 'No memories yet.' : lines.join('\n')}\n`;
+}
+
 /**
  * Writes flush notes: durable ones to `MEMORY.md` (as `- [type] content` bullets), daily ones to
  * `memory/YYYY-MM-DD.md`. Lines already present are not written again. Returns how many lines were
@@ -74,8 +102,8 @@ export async function writeFlushNotes({
   const day = date.toISOString().slice(0, 10);
   const memoryLines = await appendNewLines(
     join(folder, 'MEMORY.md'),
-    '# MEMORY\n\nDurable notes: decisions, preferences and constraints.',
-    notes.longTerm.map((card) => `- [${card.type ?? 'fact'}] ${oneLine(card.content)}`),
+    `${MEMORY_FILE_HEADING}\n\nDurable notes: decisions, preferences and constraints.`,
+    notes.longTerm.map((card) => memoryLine(card.type ?? 'fact', card.content)),
   );
   const dailyLines = await appendNewLines(
     join(folder, 'memory', `${day}.md`),

@@ -2,6 +2,7 @@ export {
   importMemoryFiles,
   memoryFilesFolder,
   parseMemoryMarkdown,
+  renderMemoryMarkdown,
   writeFlushNotes,
 } from './flush-files.js';
 export {

@@ -20,3 +20,4 @@ export {
   type ValidDraft,
   validateDrafts,
 } from './merge-cards.js';
+export { isoTime } from './validate-drafts.js';

@@ -24,7 +24,7 @@ const ISO_8601 =
   /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2}))?$/;
 
 /** `value` as a UTC ISO 8601 string, or undefined when it is not an ISO 8601 date. */
-function isoTime(value: string): string | undefined {
+export function isoTime(value: string): string | undefined {
   if (!ISO_8601.test(value)) return undefined;
   const time = Date.parse(value);
   if (!Number.isFinite(time)) return undefined;

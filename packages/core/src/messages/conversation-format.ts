@@ -91,10 +91,10 @@ export function parseConversation(json: unknown): ParsedConversation {
     return {
       format,
       messages: fromAnthropicMessages({ system, messages }),
+      envelope,
       // Remembers how the system was shaped, so it is written back the same way.
-      envelope: envelope ?? {},
       ...(Array.isArray(system) ? { systemAsBlocks: true } : {}),
-    } as ParsedConversation;
+    };
   }
   return {
     format,
@@ -106,6 +106,11 @@ export function parseConversation(json: unknown): ParsedConversation {
 /**
  * Converts ctxmem messages to `format` and puts them back into `envelope` (or returns the bare
  * array when there is none). The result is a JSON value; `JSON.stringify` it to save it.
+ *
+ * An Anthropic body keeps its system prompt beside the messages; a bare Anthropic array has no
+ * place for one, so system messages (a rolling summary, say) become a user turn at its start,
+ * which Anthropic combines with a user turn that follows. Pass an envelope (`{}` will do) to get
+ * `{ system, messages }` instead.
  */
 export function serializeConversation(
   messages: readonly Message[],
@@ -135,6 +140,9 @@ export function serializeConversation(
     const { system, messages: converted } = toAnthropicMessages(messages, {
       systemAsText: options.systemAsBlocks !== true,
     });
+    if (envelope === undefined) {
+      return system === undefined ? converted : [{ role: 'user', content: system }, ...converted];
+    }
     // The system goes back where Anthropic wants it: the top of the body, before the messages.
     const { messages: _messages, ...rest } = envelope ?? {};
     return { ...(system === undefined ? {} : { system }), ...rest, messages: converted };
@@ -227,6 +235,12 @@ function detectResponses(messages: readonly unknown[], evidence: string): Conver
 }
 
 function detect(messages: readonly unknown[], value: unknown): ConversationFormat {
+  if (messages.length > 0 && !messages.some(isPlainObject)) {
+    const notMessage = messages.findIndex((message) => !isPlainObject(message));
+    throw new UnsupportedFormatError({
+      message: `Unsupported conversation format: messages[${notMessage}] is ${describeValue(messages[notMessage])}, not a message object.`,
+    });
+  }
   const responses = Array.isArray(value) ? responsesEvidence(messages) : undefined;
   if (responses !== undefined) return detectResponses(messages, responses);
   let openai: Signal | undefined;
@@ -286,11 +300,10 @@ const anthropicPartTypes = new Set([
 const langchainTypes = new Set(['human', 'ai', 'system', 'tool', 'function', 'chat', 'generic']);
 
 function signalsOf(message: unknown, path: string): Signal[] {
-  if (!isPlainObject(message)) {
-    return [
-      { format: 'foreign', evidence: `${path} is ${describeValue(message)}, not a message object` },
-    ];
-  }
+  // An entry that is no message object (null, a hole) says nothing of the format: the converter
+  // rejects it with an InvalidMessageError naming its index. Only a list without any message
+  // object is no conversation at all (see `detect`).
+  if (!isPlainObject(message)) return [];
   const signals: Signal[] = [];
   const openai = (evidence: string, sharedWithResponses?: true) =>
     signals.push({

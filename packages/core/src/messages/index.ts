@@ -18,7 +18,7 @@ export {
   serializeConversation,
 } from './conversation-format.js';
 export { withMarkerUnder } from './converter-fields.js';
-export { MAX_MESSAGE_JSON_DEPTH } from './json-values.js';
+export { checkJsonValue, MAX_MESSAGE_JSON_DEPTH } from './json-values.js';
 export { type WithMessageIdsOptions, withMessageIds } from './message-ids.js';
 export { readCtxmemMetadata } from './message-shape.js';
 export {

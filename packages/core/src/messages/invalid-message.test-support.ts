@@ -10,3 +10,11 @@ export function thrownInvalidMessage(action: () => unknown): InvalidMessageError
   }
   throw new Error('expected an InvalidMessageError');
 }
+
+/** `[...before, <hole>, ...after]`: a sparse array, whose hole `map` and `forEach` skip. */
+export function withHole(before: readonly unknown[], after: readonly unknown[]): unknown[] {
+  const list = [...before];
+  list.length += 1;
+  list.push(...after);
+  return list;
+}

@@ -75,13 +75,39 @@ export function toWellFormedText(text: string): string {
     : text.replace(loneSurrogates, '\uFFFD');
 }
 
-/** How `inspectJsonValue` treats problems it can fix. */
+/** How `inspectJsonValue` treats problems it can fix, and which values besides JSON it accepts. */
 export interface InspectContext {
   /** Check strings (values and keys) for lone surrogates. */
   checkText: boolean;
   /** Replace lone surrogates with U+FFFD instead of throwing; `onRepair` hears of each. */
   repair: boolean;
   onRepair?: (path: string) => void;
+  /**
+   * Accept bytes and URLs (`Uint8Array`, `ArrayBuffer`, `URL`) as values, as the data of image
+   * and file parts may be.
+   * @default false
+   */
+  binaryData?: boolean;
+  /** The deepest nesting accepted. @default MAX_MESSAGE_JSON_DEPTH */
+  maxDepth?: number;
+}
+
+/**
+ * A description of the entry at `index` of `list` for error messages: `describeValue` of it, or
+ * what a hole of a sparse array is (`[a, , b]`), which reads as `undefined` but is no entry at all.
+ */
+export function describeEntry(list: readonly unknown[], index: number): string {
+  return index in list ? describeValue(list[index]) : 'an empty slot (the array has a hole)';
+}
+
+/** The message of an error thrown while reading a value (a getter, a proxy trap). */
+export function describeThrown(error: unknown): string {
+  if (error instanceof Error) return `${error.name}: ${error.message}`;
+  try {
+    return String(error);
+  } catch {
+    return typeof error;
+  }
 }
 
 interface Frame {
@@ -97,6 +123,14 @@ interface Frame {
   /** The segment as it was in the input, for paths. */
   pathSegment: PathSegment;
   depth: number;
+  /** Levels of containers in this one's subtree, itself included (1 when it holds none). */
+  height: number;
+}
+
+/** A container walked to its end: what it became, and how deep it nests. */
+interface Walked {
+  produced: unknown;
+  height: number;
 }
 
 function framePath(base: string, frame: Frame | undefined, ...tail: PathSegment[]): string {
@@ -112,19 +146,40 @@ function invalid(path: string, problem: string): InvalidMessageError {
   return new InvalidMessageError({ message: `${path}: ${problem}`, path });
 }
 
+function unreadable(path: string, error: unknown): InvalidMessageError {
+  return new InvalidMessageError({
+    message: `${path}: reading it threw (${describeThrown(error)})`,
+    path,
+    cause: error,
+  });
+}
+
 function ensureCopy(frame: Frame): unknown[] | Record<string, unknown> {
   frame.copy ??= Array.isArray(frame.source) ? frame.source.slice() : { ...frame.source };
   return frame.copy;
 }
 
+const isContainer = (item: unknown): item is unknown[] | Record<string, unknown> =>
+  Array.isArray(item) || isPlainObject(item);
+
 /**
  * Checks that `value` is JSON that survives `JSON.stringify` unchanged: finite numbers, plain
- * objects and arrays, no cycles, no `undefined` in arrays, nesting within
- * `MAX_MESSAGE_JSON_DEPTH`, and (with `checkText`) no lone surrogates. Returns the value itself, or
- * a copy with lone surrogates replaced when repairing. Iterative, so depth cannot overflow the
- * stack. Throws `InvalidMessageError` naming the exact path of the first problem.
+ * objects and arrays, no cycles, no `undefined` or holes in arrays, no getters that throw, nesting
+ * within `MAX_MESSAGE_JSON_DEPTH`, and (with `checkText`) no lone surrogates. `ancestors` are the
+ * objects `value` sits in (its message, part…): a reference back to one of them is a cycle too.
+ * Returns the value itself, or a copy with lone surrogates replaced when repairing. Throws
+ * `InvalidMessageError` naming the exact path of the first problem.
+ *
+ * One pass, linear in the distinct containers and keys: strings are not scanned unless
+ * `checkText` asks for it, an object reached twice (shared, not circular) is walked once, and
+ * the walk is iterative, so depth cannot overflow the stack.
  */
-export function inspectJsonValue(value: unknown, path: string, context: InspectContext): unknown {
+export function inspectJsonValue(
+  value: unknown,
+  path: string,
+  context: InspectContext,
+  ancestors: readonly object[] = [],
+): unknown {
   const leaf = (item: unknown, where: () => string): unknown => {
     switch (typeof item) {
       case 'string':
@@ -140,28 +195,53 @@ export function inspectJsonValue(value: unknown, path: string, context: InspectC
         return item;
       case 'object':
         if (item === null) return item;
+        if (context.binaryData === true && isBinaryOrUrl(item)) return item;
         throw invalid(where(), `${describeValue(item)} is not a JSON value`);
       default:
         throw invalid(where(), `${describeValue(item)} is not a JSON value`);
     }
   };
-  const isContainer = (item: unknown): item is unknown[] | Record<string, unknown> =>
-    Array.isArray(item) || isPlainObject(item);
-
-  if (!isContainer(value)) return leaf(value, () => path);
-
-  const root: Frame = {
-    source: value,
-    keys: Array.isArray(value) ? undefined : Object.keys(value),
-    position: 0,
-    copy: undefined,
-    parent: undefined,
-    segment: '',
-    pathSegment: '',
-    depth: 1,
+  const open = (
+    source: unknown[] | Record<string, unknown>,
+    parent: Frame | undefined,
+    segment: PathSegment,
+    pathSegment: PathSegment,
+  ): Frame => {
+    let keys: string[] | undefined;
+    try {
+      keys = Array.isArray(source) ? undefined : Object.keys(source);
+    } catch (error) {
+      throw unreadable(framePath(path, parent, ...(parent ? [pathSegment] : [])), error);
+    }
+    return {
+      source,
+      keys,
+      position: 0,
+      copy: undefined,
+      parent,
+      segment,
+      pathSegment,
+      depth: parent ? parent.depth + 1 : 1,
+      height: 1,
+    };
   };
-  const active = new Set<unknown>([value]);
-  const stack: Frame[] = [root];
+
+  let rootIsContainer: boolean;
+  try {
+    rootIsContainer = isContainer(value);
+  } catch (error) {
+    throw unreadable(path, error);
+  }
+  if (!rootIsContainer) return leaf(value, () => path);
+  if (ancestors.includes(value as object)) throw invalid(path, 'circular reference');
+
+  /** The containers on the path being walked: meeting one again is a cycle. */
+  const { maxDepth = MAX_MESSAGE_JSON_DEPTH } = context;
+  const active = new Set<unknown>(ancestors);
+  /** Containers walked to their end: meeting one again (shared, not circular) reuses the walk. */
+  const walked = new Map<unknown, Walked>();
+  active.add(value);
+  const stack: Frame[] = [open(value as unknown[] | Record<string, unknown>, undefined, '', '')];
   let result: unknown = value;
   while (stack.length > 0) {
     const frame = stack[stack.length - 1]!;
@@ -170,11 +250,15 @@ export function inspectJsonValue(value: unknown, path: string, context: InspectC
       stack.pop();
       active.delete(frame.source);
       const produced = frame.copy ?? frame.source;
-      if (frame.parent === undefined) {
+      walked.set(frame.source, { produced, height: frame.height });
+      const parent = frame.parent;
+      if (parent === undefined) {
         result = produced;
-      } else if (produced !== frame.source) {
-        const target = ensureCopy(frame.parent);
-        (target as Record<PathSegment, unknown>)[frame.segment] = produced;
+      } else {
+        if (frame.height + 1 > parent.height) parent.height = frame.height + 1;
+        if (produced !== frame.source) {
+          (ensureCopy(parent) as Record<PathSegment, unknown>)[frame.segment] = produced;
+        }
       }
       continue;
     }
@@ -182,12 +266,23 @@ export function inspectJsonValue(value: unknown, path: string, context: InspectC
     let segment: PathSegment = position;
     let pathSegment: PathSegment = position;
     let child: unknown;
+    let childIsContainer: boolean;
+    try {
+      if (frame.keys) {
+        const key = frame.keys[position]!;
+        segment = key;
+        pathSegment = key;
+        child = (frame.source as Record<string, unknown>)[key];
+      } else {
+        child = (frame.source as unknown[])[position];
+      }
+      childIsContainer = isContainer(child);
+    } catch (error) {
+      throw unreadable(framePath(path, frame, pathSegment), error);
+    }
     if (frame.keys) {
-      const key = frame.keys[position]!;
-      segment = key;
-      pathSegment = key;
-      child = (frame.source as Record<string, unknown>)[key];
       if (child === undefined) continue; // dropped by JSON.stringify, as optional fields are
+      const key = segment as string;
       if (context.checkText && !isWellFormedText(key)) {
         const where = framePath(path, frame, key);
         if (!context.repair)
@@ -198,41 +293,135 @@ export function inspectJsonValue(value: unknown, path: string, context: InspectC
         segment = toWellFormedText(key);
         target[segment] = child;
       }
-    } else {
-      child = (frame.source as unknown[])[position];
-      if (child === undefined) {
-        throw invalid(framePath(path, frame, position), 'undefined is not a JSON value');
-      }
+    } else if (child === undefined) {
+      throw invalid(
+        framePath(path, frame, position),
+        position in frame.source
+          ? 'undefined is not a JSON value'
+          : 'an empty slot (the array has a hole) is not a JSON value',
+      );
     }
-    if (isContainer(child)) {
+    if (childIsContainer) {
       if (active.has(child)) {
         throw invalid(framePath(path, frame, pathSegment), 'circular reference');
       }
-      if (frame.depth + 1 > MAX_MESSAGE_JSON_DEPTH) {
+      const known = walked.get(child);
+      const height = known?.height ?? 1;
+      if (frame.depth + height > maxDepth) {
         throw invalid(
           framePath(path, frame, pathSegment),
-          `JSON nested deeper than ${MAX_MESSAGE_JSON_DEPTH} levels`,
+          `JSON nested deeper than ${maxDepth} levels`,
         );
       }
-      active.add(child);
-      stack.push({
-        source: child,
-        keys: Array.isArray(child) ? undefined : Object.keys(child),
-        position: 0,
-        copy: undefined,
-        parent: frame,
-        segment,
-        pathSegment,
-        depth: frame.depth + 1,
-      });
+      if (known === undefined) {
+        active.add(child);
+        stack.push(open(child as unknown[] | Record<string, unknown>, frame, segment, pathSegment));
+        continue;
+      }
+      if (height + 1 > frame.height) frame.height = height + 1;
+      if (known.produced !== child || segment !== pathSegment) {
+        (ensureCopy(frame) as Record<PathSegment, unknown>)[segment] = known.produced;
+      }
     } else {
       const checked = leaf(child, () => framePath(path, frame, pathSegment));
-      if (checked !== child || segment !== (frame.keys ? frame.keys[position] : position)) {
+      if (checked !== child || segment !== pathSegment) {
         (ensureCopy(frame) as Record<PathSegment, unknown>)[segment] = checked;
       }
     }
   }
   return result;
+}
+
+/** Levels of a body above a message's values (body, messages, message, content, part, output…). */
+const ENVELOPE_LEVELS = 16;
+
+/**
+ * Checks that `value` is plain JSON data, as a request body or a stored message must be, and
+ * throws `InvalidMessageError` naming the path of the first value that is not: a circular
+ * reference, a BigInt, a function or symbol, `NaN` or `Infinity`, a class instance (a `Date`, a
+ * `Map`), `undefined` or a hole in an array, a getter that throws, or nesting deeper than
+ * `MAX_MESSAGE_JSON_DEPTH`. With `binaryData`, bytes and URLs are accepted as values (the data of
+ * image and file parts). One linear pass; strings are not scanned.
+ *
+ * Meant for what holds messages (a request body, a message list): the depth limit leaves room
+ * for the levels above a message's own values, whose depth the message check decides.
+ */
+export function checkJsonValue(
+  value: unknown,
+  path: string,
+  { binaryData = false }: { binaryData?: boolean } = {},
+): void {
+  const maxDepth = MAX_MESSAGE_JSON_DEPTH + ENVELOPE_LEVELS;
+  // Most input is plainly JSON (often straight from JSON.parse): a quick pass proves it. Anything
+  // it cannot vouch for (an object met twice, a bad value, a getter that throws) is walked again
+  // by the exact check, which names the path or accepts a shared (not circular) object.
+  if (isPlainJson(value, binaryData, maxDepth)) return;
+  inspectJsonValue(value, path, { checkText: false, repair: false, binaryData, maxDepth });
+}
+
+/** Containers the quick pass visits before it leaves the rest to the exact check. */
+const PLAIN_JSON_VISITS = 1_000_000;
+
+/**
+ * True when `value` is certainly JSON: plain objects and arrays, strings, finite numbers,
+ * booleans, null (and bytes and URLs with `binaryData`), within `maxDepth`. No paths, copies,
+ * frames or sets (an identity set costs more than the rest of the walk on fresh objects, which
+ * get their identity hash on first use): a cycle shows as nesting past `maxDepth`, and a value
+ * that shares its objects so much that it takes more than `PLAIN_JSON_VISITS` visits goes to the
+ * exact check, which walks each object once. False does not mean invalid, only "check exactly".
+ */
+function isPlainJson(value: unknown, binaryData: boolean, maxDepth: number): boolean {
+  const stack: unknown[] = [value];
+  const depths: number[] = [1];
+  let visits = 0;
+  try {
+    while (stack.length > 0) {
+      const item = stack.pop();
+      const depth = depths.pop()!;
+      if (typeof item !== 'object' || item === null) {
+        if (!isJsonLeaf(item)) return false;
+        continue;
+      }
+      if (depth > maxDepth || ++visits > PLAIN_JSON_VISITS) return false;
+      if (Array.isArray(item)) {
+        for (let index = 0; index < item.length; index++) {
+          const child = item[index];
+          if (typeof child === 'object' && child !== null) {
+            stack.push(child);
+            depths.push(depth + 1);
+          } else if (!isJsonLeaf(child)) return false;
+        }
+        continue;
+      }
+      const prototype = Object.getPrototypeOf(item);
+      if (prototype !== Object.prototype && prototype !== null) {
+        if (binaryData && isBinaryOrUrl(item)) continue;
+        return false;
+      }
+      for (const key in item) {
+        const child = (item as Record<string, unknown>)[key];
+        if (typeof child === 'object' && child !== null) {
+          stack.push(child);
+          depths.push(depth + 1);
+        } else if (child !== undefined && !isJsonLeaf(child)) return false;
+      }
+    }
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function isJsonLeaf(item: unknown): boolean {
+  switch (typeof item) {
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      return Number.isFinite(item);
+    default:
+      return item === null;
+  }
 }
 
 /** True when `value` nests deeper than `limit` arrays/objects (iterative; stops early). */

@@ -8,6 +8,8 @@
 import type { CtxmemMessageKind, CtxmemMessageMetadata, Message } from '../contracts/index.js';
 import { InvalidMessageError } from '../errors/index.js';
 import {
+  describeEntry,
+  describeThrown,
   describeValue,
   type InspectContext,
   inspectJsonValue,
@@ -54,14 +56,76 @@ export function checkText(
   return toWellFormedText(value);
 }
 
-function checkProviderOptions(value: unknown, path: string, context: ValidationContext): unknown {
+function checkProviderOptions(
+  value: unknown,
+  path: string,
+  context: ValidationContext,
+  ancestors: readonly object[],
+): unknown {
   if (!isPlainObject(value)) fail(path, `expected an object, got ${describeValue(value)}`);
+  // The JSON walk first: it reads every value once and names a getter that throws.
+  const checked = inspectJsonValue(value, path, context, ancestors);
   for (const [provider, options] of Object.entries(value)) {
     if (options !== undefined && !isPlainObject(options)) {
       fail(joinPath(path, provider), `expected an object, got ${describeValue(options)}`);
     }
   }
-  return inspectJsonValue(value, path, context);
+  return checked;
+}
+
+/** Fields ctxmem does not read are still sent and stored: they must be plain JSON. */
+const EXTRA_FIELDS: InspectContext = { checkText: false, repair: false };
+
+/**
+ * Checks the fields of `value` not in `known` as JSON: a host's own fields travel with the
+ * message into stores and prompts, so a cycle, a BigInt or a function there would fail far from
+ * its cause. A getter that throws fails here, at its path. Known fields are left to their checks
+ * (a getter of one that throws fails there, at the enclosing path).
+ */
+function checkExtraFields(
+  value: Record<string, unknown>,
+  known: ReadonlySet<string>,
+  path: string,
+  ancestors: readonly object[],
+): void {
+  // `for…in` allocates no key list; a plain object has no enumerable inherited keys.
+  for (const key in value) {
+    if (known.has(key)) continue;
+    let field: unknown;
+    try {
+      field = value[key];
+    } catch (error) {
+      const where = joinPath(path, key);
+      throw new InvalidMessageError({
+        message: `${where}: reading it threw (${describeThrown(error)})`,
+        path: where,
+        cause: error,
+      });
+    }
+    if (field !== undefined) inspectJsonValue(field, joinPath(path, key), EXTRA_FIELDS, ancestors);
+  }
+}
+
+/**
+ * `check` with any other error it throws (a getter or proxy trap that throws where ctxmem reads a
+ * field) turned into `InvalidMessageError` at `path`.
+ */
+function readingAt<T>(path: string, check: () => T): T {
+  try {
+    return check();
+  } catch (error) {
+    if (InvalidMessageError.isInstance(error)) throw error;
+    throw new InvalidMessageError({
+      message: `${path}: reading it threw (${describeThrown(error)})`,
+      path,
+      cause: error,
+    });
+  }
+}
+
+/** Fails for a hole of a sparse messages array (`[a, , b]`), which `map` and `forEach` skip. */
+export function requireEntry(list: readonly unknown[], index: number, path: string): void {
+  if (!(index in list)) fail(path, `expected a message object, got ${describeEntry(list, index)}`);
 }
 
 function checkDataContent(value: unknown, path: string, context: ValidationContext): unknown {
@@ -92,9 +156,54 @@ const partTypesByRole: Record<string, ReadonlySet<string>> = {
   tool: new Set(['tool-result', 'tool-approval-response']),
 };
 const knownPartTypes = new Set(Object.values(partTypesByRole).flatMap((types) => [...types]));
+const fieldSet = (...fields: string[]) => new Set(['type', 'providerOptions', ...fields]);
+/** The fields each part type's check reads; the others are checked as JSON. */
+const partFields: Record<string, ReadonlySet<string>> = {
+  text: fieldSet('text'),
+  reasoning: fieldSet('text'),
+  image: fieldSet('image', 'mediaType'),
+  file: fieldSet('data', 'mediaType', 'filename'),
+  'tool-call': fieldSet('toolCallId', 'toolName', 'input', 'providerExecuted'),
+  'tool-result': fieldSet('toolCallId', 'toolName', 'output'),
+  'tool-approval-request': fieldSet('approvalId', 'toolCallId'),
+  'tool-approval-response': fieldSet('approvalId', 'approved', 'reason'),
+};
+const otherPartFields = fieldSet();
+const messageFields = new Set(['role', 'content', 'id', 'name', 'providerOptions', 'ctxmem']);
+const outputFields = new Set(['type', 'value', 'reason', 'providerOptions']);
+const ctxmemFields = new Set(['kind', 'offloadIds', 'replaces']);
 
 export function checkMessage(value: unknown, index: number, context: ValidationContext): Message {
   const path = `messages[${index}]`;
+  return readingAt(path, () => checkMessageAt(value, path, context));
+}
+
+/**
+ * Checks what a message's fingerprint leaves out (see `context/check-new-messages.ts`): its fields
+ * besides role, name, content and provider options, that is ctxmem's metadata and fields ctxmem
+ * does not know. For a message whose fingerprint was checked already: cheap, since these are few.
+ */
+export function checkUnfingerprintedFields(value: unknown, index: number): void {
+  if (onlyFingerprintedFields(value)) return;
+  const path = `messages[${index}]`;
+  readingAt(path, () => {
+    if (!isPlainObject(value)) fail(path, `expected a message object, got ${describeValue(value)}`);
+    checkExtraFields(value, messageFields, path, [value]);
+    if (value.ctxmem !== undefined) checkCtxmem(value.ctxmem, `${path}.ctxmem`);
+  });
+}
+
+/** The fields a fingerprint covers (the id's shape is part of its key). */
+const fingerprintedFields = new Set(['role', 'content', 'name', 'providerOptions', 'id']);
+
+/** Most messages hold no other field: one pass over their keys, reading no value. */
+function onlyFingerprintedFields(value: unknown): boolean {
+  if (!isPlainObject(value)) return false;
+  for (const key in value) if (!fingerprintedFields.has(key)) return false;
+  return true;
+}
+
+function checkMessageAt(value: unknown, path: string, context: ValidationContext): Message {
   if (!isPlainObject(value)) fail(path, `expected a message object, got ${describeValue(value)}`);
   const role = value.role;
   if (typeof role !== 'string' || !roles.has(role)) {
@@ -105,6 +214,8 @@ export function checkMessage(value: unknown, index: number, context: ValidationC
         : `expected a role string, got ${describeValue(role)}`,
     );
   }
+  const ancestors = [value];
+  checkExtraFields(value, messageFields, path, ancestors);
   const message = editable(value);
   if (value.id !== undefined) {
     message.set('id', checkText(value.id, `${path}.id`, context, { nonEmpty: true }));
@@ -113,7 +224,7 @@ export function checkMessage(value: unknown, index: number, context: ValidationC
   if (value.providerOptions !== undefined) {
     message.set(
       'providerOptions',
-      checkProviderOptions(value.providerOptions, `${path}.providerOptions`, context),
+      checkProviderOptions(value.providerOptions, `${path}.providerOptions`, context, ancestors),
     );
   }
   if (value.ctxmem !== undefined) checkCtxmem(value.ctxmem, `${path}.ctxmem`);
@@ -129,11 +240,11 @@ export function checkMessage(value: unknown, index: number, context: ValidationC
     if (!Array.isArray(content)) {
       fail(contentPath, `a tool message needs an array of parts, got ${describeValue(content)}`);
     }
-    message.set('content', checkParts(content, role, contentPath, context));
+    message.set('content', checkParts(content, role, contentPath, context, [value, content]));
   } else if (typeof content === 'string') {
     message.set('content', checkText(content, contentPath, context));
   } else if (Array.isArray(content)) {
-    message.set('content', checkParts(content, role, contentPath, context));
+    message.set('content', checkParts(content, role, contentPath, context, [value, content]));
   } else {
     fail(
       contentPath,
@@ -152,12 +263,13 @@ function checkCtxmem(value: unknown, path: string): void {
     const list = value[key];
     if (list === undefined) continue;
     if (!Array.isArray(list)) fail(`${path}.${key}`, `expected an array of strings`);
-    list.forEach((item, index) => {
-      if (typeof item !== 'string') {
-        fail(`${path}.${key}[${index}]`, `expected a string, got ${describeValue(item)}`);
+    for (let index = 0; index < list.length; index++) {
+      if (typeof list[index] !== 'string') {
+        fail(`${path}.${key}[${index}]`, `expected a string, got ${describeEntry(list, index)}`);
       }
-    });
+    }
   }
+  checkExtraFields(value, ctxmemFields, path, [value]);
 }
 
 /**
@@ -184,11 +296,18 @@ export function checkParts(
   role: string,
   path: string,
   context: ValidationContext,
+  ancestors: readonly object[] = [parts],
 ): unknown[] {
   let copy: unknown[] | undefined;
   for (let index = 0; index < parts.length; index++) {
     const part = parts[index];
-    const checked = checkPart(part, role, `${path}[${index}]`, context);
+    if (part === undefined && !(index in parts)) {
+      fail(
+        `${path}[${index}]`,
+        `expected a content part object, got ${describeEntry(parts, index)}`,
+      );
+    }
+    const checked = checkPart(part, role, `${path}[${index}]`, context, ancestors);
     if (checked !== part) {
       copy ??= parts.slice();
       copy[index] = checked;
@@ -202,6 +321,7 @@ export function checkPart(
   role: string,
   path: string,
   context: ValidationContext,
+  enclosing: readonly object[] = [],
 ): unknown {
   if (!isPlainObject(value))
     fail(path, `expected a content part object, got ${describeValue(value)}`);
@@ -216,12 +336,14 @@ export function checkPart(
         : `unknown part type ${JSON.stringify(type)}`,
     );
   }
+  const ancestors = [...enclosing, value];
+  checkExtraFields(value, partFields[type] ?? otherPartFields, path, ancestors);
   const part = editable(value);
   const field = (key: string) => `${path}.${key}`;
   if (value.providerOptions !== undefined) {
     part.set(
       'providerOptions',
-      checkProviderOptions(value.providerOptions, field('providerOptions'), context),
+      checkProviderOptions(value.providerOptions, field('providerOptions'), context, ancestors),
     );
   }
   switch (type) {
@@ -252,7 +374,7 @@ export function checkPart(
         checkText(value.toolName, field('toolName'), context, { nonEmpty: true }),
       );
       if (value.input === undefined) fail(field('input'), 'a tool call needs an input');
-      part.set('input', inspectJsonValue(value.input, field('input'), context));
+      part.set('input', inspectJsonValue(value.input, field('input'), context, ancestors));
       if (value.providerExecuted !== undefined && typeof value.providerExecuted !== 'boolean') {
         fail(
           field('providerExecuted'),
@@ -266,7 +388,7 @@ export function checkPart(
         checkText(value.toolCallId, field('toolCallId'), context, { nonEmpty: true }),
       );
       part.set('toolName', checkText(value.toolName, field('toolName'), context));
-      part.set('output', checkOutput(value.output, field('output'), context));
+      part.set('output', checkOutput(value.output, field('output'), context, ancestors));
       break;
     case 'tool-approval-request':
       part.set(
@@ -294,15 +416,22 @@ export function checkPart(
   return part.result();
 }
 
-export function checkOutput(value: unknown, path: string, context: ValidationContext): unknown {
+export function checkOutput(
+  value: unknown,
+  path: string,
+  context: ValidationContext,
+  enclosing: readonly object[] = [],
+): unknown {
   if (!isPlainObject(value))
     fail(path, `expected a tool result output, got ${describeValue(value)}`);
+  const ancestors = [...enclosing, value];
+  checkExtraFields(value, outputFields, path, ancestors);
   const output = editable(value);
   const field = (key: string) => `${path}.${key}`;
   if (value.providerOptions !== undefined) {
     output.set(
       'providerOptions',
-      checkProviderOptions(value.providerOptions, field('providerOptions'), context),
+      checkProviderOptions(value.providerOptions, field('providerOptions'), context, ancestors),
     );
   }
   switch (value.type) {
@@ -313,7 +442,7 @@ export function checkOutput(value: unknown, path: string, context: ValidationCon
     case 'json':
     case 'error-json':
       if (value.value === undefined) fail(field('value'), 'a JSON output needs a value');
-      output.set('value', inspectJsonValue(value.value, field('value'), context));
+      output.set('value', inspectJsonValue(value.value, field('value'), context, ancestors));
       break;
     case 'execution-denied':
       if (value.reason !== undefined) {
@@ -325,6 +454,9 @@ export function checkOutput(value: unknown, path: string, context: ValidationCon
       if (!Array.isArray(items)) {
         fail(field('value'), `expected an array of content items, got ${describeValue(items)}`);
       }
+      // Item shapes beyond text and media vary between AI SDK versions; they only need to be JSON.
+      // The JSON walk first: it reads every item once and names a hole or a getter that throws.
+      output.set('value', inspectJsonValue(items, field('value'), context, ancestors));
       items.forEach((item, index) => {
         const itemPath = `${path}.value[${index}]`;
         if (!isPlainObject(item) || typeof item.type !== 'string') {
@@ -341,8 +473,6 @@ export function checkOutput(value: unknown, path: string, context: ValidationCon
           }
         }
       });
-      // Item shapes beyond text and media vary between AI SDK versions; they only need to be JSON.
-      output.set('value', inspectJsonValue(items, field('value'), context));
       break;
     }
     default:

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { AssistantMessage, Message, ToolMessage, UserMessage } from '../contracts/index.js';
 import { InvalidMessageError } from '../errors/index.js';
 import { arbitraryMessages } from '../test/arbitraries/index.js';
+import { brokenHistories } from '../test/broken-histories.js';
 import {
   checkToolPairing,
   MAX_MESSAGE_JSON_DEPTH,
@@ -10,7 +11,7 @@ import {
   repairMessages,
   validateMessages,
 } from './index.js';
-import { thrownInvalidMessage } from './invalid-message.test-support.js';
+import { thrownInvalidMessage, withHole } from './invalid-message.test-support.js';
 
 const call = (toolCallId: string, toolName = 'search', input: unknown = {}) => ({
   type: 'tool-call' as const,
@@ -337,6 +338,127 @@ describe('validateMessages errors', () => {
     expect(() => validateMessages([{ role: 'user', content: null }], { repair: true })).toThrow(
       InvalidMessageError,
     );
+  });
+});
+
+describe('validateMessages on values that cannot be sent', () => {
+  it.each(brokenHistories().map((broken) => [broken.name, broken] as const))(
+    'rejects %s, naming the path, with and without repair',
+    (_name, broken) => {
+      for (const action of [
+        () => validateMessages(broken.messages),
+        () => repairMessages(broken.messages),
+        () => validateMessages(broken.messages, { checkToolPairing: false }),
+      ]) {
+        const error = thrownInvalidMessage(action);
+        expect(error.path).toBe(broken.path);
+        expect(error.message.startsWith(`${broken.path}: `)).toBe(true);
+        expect(error.message).toContain(broken.problem);
+      }
+    },
+  );
+
+  it.each<[string, () => unknown[], string]>([
+    [
+      'a part that refers to its message',
+      () => {
+        const message: Record<string, unknown> = { role: 'user' };
+        message.content = [{ type: 'text', text: 'hi', message }];
+        return [message];
+      },
+      'messages[0].content[0].message: circular reference',
+    ],
+    [
+      'a tool input that refers to its part',
+      () => {
+        const part: Record<string, unknown> = { type: 'tool-call', toolCallId: 'a', toolName: 'f' };
+        part.input = { part };
+        return [{ role: 'assistant', content: [part] }];
+      },
+      'messages[0].content[0].input.part: circular reference',
+    ],
+    [
+      'a Date in a field ctxmem does not know',
+      () => [{ role: 'user', content: 'hi', createdAt: new Date(0) }],
+      'messages[0].createdAt: a Date is not a JSON value',
+    ],
+    [
+      'a cycle in a tool output',
+      () => {
+        const value: Record<string, unknown> = {};
+        value.again = value;
+        return [
+          {
+            role: 'tool',
+            content: [
+              {
+                type: 'tool-result',
+                toolCallId: 'a',
+                toolName: 'f',
+                output: { type: 'json', value },
+              },
+            ],
+          },
+        ];
+      },
+      'messages[0].content[0].output.value.again: circular reference',
+    ],
+    [
+      'a hole in the content parts',
+      () => [
+        {
+          role: 'user',
+          content: withHole([{ type: 'text', text: 'a' }], [{ type: 'text', text: 'b' }]),
+        },
+      ],
+      'messages[0].content[1]: expected a content part object, got an empty slot (the array has a hole)',
+    ],
+    [
+      'a hole in ctxmem metadata',
+      () => [
+        {
+          role: 'system',
+          content: 's',
+          ctxmem: { kind: 'summary', replaces: withHole(['a'], ['b']) },
+        },
+      ],
+      'messages[0].ctxmem.replaces[1]: expected a string, got an empty slot (the array has a hole)',
+    ],
+    [
+      'a content getter that throws',
+      () => [
+        Object.defineProperty({ role: 'user' }, 'content', {
+          enumerable: false,
+          get: () => {
+            throw new Error('gone');
+          },
+        }),
+      ],
+      'messages[0]: reading it threw (Error: gone)',
+    ],
+  ])('rejects %s', (_case, make, message) => {
+    expect(thrownInvalidMessage(() => validateMessages(make())).message).toBe(message);
+  });
+
+  it('accepts fields it does not know when they are JSON, and shared (not circular) objects', () => {
+    const options = { openai: { user: 'u1' } };
+    const messages = [
+      {
+        role: 'user',
+        content: 'hi',
+        createdAt: '2025-01-01',
+        tags: ['a'],
+        providerOptions: options,
+      },
+      {
+        role: 'assistant',
+        content: [{ type: 'text', text: 'hello', providerOptions: options, meta: { n: 1 } }],
+        providerOptions: options,
+      },
+    ];
+    const validated = validateMessages(messages);
+    expect(validated[0]).toBe(messages[0]);
+    expect(validated[1]).toBe(messages[1]);
   });
 });
 

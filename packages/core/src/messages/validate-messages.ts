@@ -1,6 +1,6 @@
 import type { Message } from '../contracts/index.js';
 import { describeValue } from './json-values.js';
-import { checkMessage, fail, type ValidationContext } from './message-shape.js';
+import { checkMessage, fail, requireEntry, type ValidationContext } from './message-shape.js';
 import { pairToolCalls } from './tool-call-pairing.js';
 
 export { MISSING_TOOL_RESULT_TEXT } from './tool-call-pairing.js';
@@ -88,8 +88,10 @@ export interface RepairMessagesResult {
  *
  * Throws `InvalidMessageError` whose `path` names the exact place, for example
  * `messages[3].content[1].toolCallId`: unknown roles, null or non-string content where a string is
- * needed, unknown or malformed parts, missing or empty ids, non-JSON values (NaN, Infinity,
- * functions, cycles, nesting deeper than `MAX_MESSAGE_JSON_DEPTH`), lone surrogates, and (with
+ * needed, unknown or malformed parts, missing or empty ids, holes in the array, non-JSON values
+ * anywhere in a message, including fields ctxmem does not know (NaN, Infinity, BigInt, functions,
+ * class instances, cycles, getters that throw, nesting deeper than `MAX_MESSAGE_JSON_DEPTH`; only
+ * the data of image and file parts may be bytes or a URL), lone surrogates, and (with
  * `checkToolPairing`) unanswered calls, late and orphan results and duplicate call ids. With `repair`, the
  * repairable problems are fixed instead; use `repairMessages` to also learn what changed.
  *
@@ -200,7 +202,12 @@ function runValidation(
     repairs,
     onRepair: (path) => repairs.push({ kind: 'lone-surrogate', path }),
   };
-  const messages = input.map((message, index) => checkMessage(message, index, context));
+  // A loop, not `map`: `map` skips the holes of a sparse array and would keep them.
+  const messages: Message[] = new Array(input.length);
+  for (let index = 0; index < input.length; index++) {
+    requireEntry(input, index, `messages[${index}]`);
+    messages[index] = checkMessage(input[index], index, context);
+  }
   const paired = settings.checkToolPairing ? pairToolCalls(messages, context) : messages;
   return { messages: paired, repairs };
 }

@@ -377,6 +377,33 @@ describe('createExtractiveSummarizer on chats', () => {
     expect(rendered.indexOf('Harrogate')).toBeLessThan(rendered.indexOf('19 June'));
   });
 
+  it("joins one speaker's facts of a day into one bullet, but keeps rules one per bullet", async () => {
+    const day = '2:00 pm on 7 March, 2024';
+    const { summary } = await summarizer.summarize({
+      messages: [
+        at(day, 'Carla', 'My brother Tomas moved to Porto in January.', 'user'),
+        at(day, 'Dev', 'Oh nice!', 'assistant'),
+        at(day, 'Carla', 'He opened a bakery called Miolo near the river.', 'user'),
+        at(day, 'Dev', 'I sold my 2009 Volvo for 3,400 euros.', 'assistant'),
+        { role: 'user', content: 'Plan the release of the billing service.' },
+        { role: 'user', content: 'Never deploy on Fridays.' },
+        { role: 'user', content: 'Always run the migrations in staging first.' },
+      ],
+      maxTokens: 1000,
+    });
+    // Carla's two messages (Dev's "Oh nice!" between them is small talk) make one bullet: one
+    // speaker label, one line.
+    expect(summary.sections.keyFacts).toContainEqual(
+      '(7 March 2024) Carla: My brother Tomas moved to Porto in January. He opened a bakery called Miolo near the river.',
+    );
+    expect(summary.sections.keyFacts).toContainEqual('Dev: I sold my 2009 Volvo for 3,400 euros.');
+    // Each rule of the work stays an item of its own.
+    expect(summary.sections.constraints).toEqual([
+      'User: Never deploy on Fridays.',
+      'User: Always run the migrations in staging first.',
+    ]);
+  });
+
   it('fills a tight budget by value: an early rare fact beats later chatter', async () => {
     const chatter = Array.from(
       { length: 40 },
@@ -460,7 +487,10 @@ describe('createExtractiveSummarizer on chats', () => {
     });
     const rendered = renderSummary(summary);
     expect(rendered).toContain('Bob: we decided to use Postgres for the ledger.');
-    expect(rendered).toContain('Alice: No, never deploy the ledger on Fridays!');
+    // Alice's two key facts share a bullet (Bob's line between them is a decision).
+    expect(rendered).toContain(
+      'Alice: Set up the project. No, never deploy the ledger on Fridays!',
+    );
     expect(rendered).toContain('Bob: Yesterday, I moved the backups to Frankfurt.');
     expect(rendered).not.toContain('Thanks');
   });

@@ -13,7 +13,11 @@ export {
 } from './extractive-summarizer.js';
 export { fitSummary } from './fit-summary.js';
 export { mergeSummaries } from './merge-summaries.js';
-export { createModelSummarizer, type ModelSummarizerOptions } from './model-summarizer.js';
+export {
+  createModelSummarizer,
+  MODEL_SUMMARY_MAX_TOKENS,
+  type ModelSummarizerOptions,
+} from './model-summarizer.js';
 export { type ParsedModelResponse, parseModelResponse } from './parse-model-response.js';
 export { parseRenderedSummary, stripSummaryHeading } from './parse-rendered-summary.js';
 export {

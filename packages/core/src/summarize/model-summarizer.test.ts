@@ -9,7 +9,13 @@ import type {
 import { InvalidArgumentError, SummarizerError } from '../errors/index.js';
 import { messageText } from '../messages/index.js';
 import { createScriptedComplete } from '../test/summarizers.js';
-import { createModelSummarizer, emptySections, renderSummary, SUMMARY_HEADING } from './index.js';
+import {
+  createModelSummarizer,
+  emptySections,
+  MODEL_SUMMARY_MAX_TOKENS,
+  renderSummary,
+  SUMMARY_HEADING,
+} from './index.js';
 
 const counter: TokenCounter = {
   name: 'chars/4',
@@ -234,6 +240,33 @@ describe('createModelSummarizer', () => {
     expect(result.summary.sections.keyFacts.at(-1)).toBe('fact number 199');
   });
 
+  it('asks the model for at most maxSummaryTokens however large the room, with a bounded output', async () => {
+    const big = JSON.stringify({
+      summary: { keyFacts: Array.from({ length: 2_000 }, (_, index) => `fact number ${index}`) },
+    });
+    const complete = createScriptedComplete([big, big]);
+    const summarizer = createModelSummarizer({ complete, counter, contextWindow: 200_000 });
+    // The default bound: a compaction on a large window may offer 8,000 tokens of room.
+    expect(summarizer.maxSummaryTokens).toBe(MODEL_SUMMARY_MAX_TOKENS);
+    const result = await summarizer.summarize({ messages, maxTokens: 8_000 });
+    const [request] = complete.requests;
+    expect(request!.prompt).toContain(`under about ${MODEL_SUMMARY_MAX_TOKENS} tokens`);
+    // 1.5 × the summary asked for + 512 for the memories: 2,762, where 2 × 8,000 + 512 was asked before.
+    expect(request!.maxOutputTokens).toBe(2_762);
+    // A longer answer is trimmed to the bound, which compaction planned with.
+    expect(counter.countText(renderSummary(result.summary))).toBeLessThanOrEqual(
+      MODEL_SUMMARY_MAX_TOKENS,
+    );
+
+    // A smaller room is what the model is asked for; a bound of one's own is honoured.
+    await createModelSummarizer({ complete, counter, maxSummaryTokens: 400 }).summarize({
+      messages,
+      maxTokens: 300,
+    });
+    expect(complete.requests[1]!.prompt).toContain('under about 300 tokens');
+    expect(complete.requests[1]!.maxOutputTokens).toBe(1_024);
+  });
+
   it.each([
     ['an empty answer', ''],
     ['a whitespace answer', '  \n\t '],
@@ -413,6 +446,8 @@ describe('createModelSummarizer', () => {
       { complete, counter, contextWindow: 0 },
       { complete, counter, timeoutMs: -1 },
       { complete, counter, contextWindow: 1000, maxOutputTokens: 1000 },
+      { complete, counter, maxSummaryTokens: 0 },
+      { complete, counter, maxSummaryTokens: 1.5 },
     ]) {
       let caught: unknown;
       try {
@@ -422,5 +457,105 @@ describe('createModelSummarizer', () => {
       }
       expect(InvalidArgumentError.isInstance(caught)).toBe(true);
     }
+  });
+});
+
+describe('createModelSummarizer when the model rejects a prompt as too long', () => {
+  /** Many messages, so that a smaller window means smaller prompts. */
+  const long: Message[] = Array.from({ length: 40 }, (_, index) => ({
+    id: `m${index}`,
+    role: index % 2 === 0 ? 'user' : 'assistant',
+    content: `Message ${index}: ${'the parser keeps every quoted field as it is '.repeat(12)}`,
+  }));
+
+  /**
+   * A model behind a vLLM server with a smaller window than configured: it counts 1.5 times what
+   * ctxmem counts and answers with vLLM's own rejection (vllm-project/vllm, the OpenAI server's
+   * input check: "This model's maximum context length is N tokens. However, your request has M
+   * input tokens.").
+   */
+  function smallerModel(limit: number) {
+    const prompts: number[] = [];
+    const complete = async (request: CompleteRequest) => {
+      const tokens = Math.ceil(
+        1.5 * (counter.countText(request.system ?? '') + counter.countText(request.prompt)),
+      );
+      prompts.push(tokens);
+      if (tokens + (request.maxOutputTokens ?? 0) > limit) {
+        throw Object.assign(
+          new Error(
+            `${limit === 0 ? '' : 'http://vllm/v1/chat/completions answered HTTP 400: '}This model's maximum context length is ${limit} tokens. However, your request has ${tokens} input tokens. Please reduce the length of the input messages.`,
+          ),
+          { status: 400 },
+        );
+      }
+      return validAnswer;
+    };
+    return { complete, prompts };
+  }
+
+  it('summarizes a smaller input once, and starts later summaries at that size', async () => {
+    const model = smallerModel(6_000);
+    const summarizer = createModelSummarizer({
+      complete: model.complete,
+      counter,
+      contextWindow: 16_000,
+    });
+    const result = await summarizer.summarize({ messages: long, maxTokens: 300 });
+    expect(result.summary.sections.goal).toEqual(['Build a CSV to JSON converter.']);
+    const rejected = model.prompts.filter((tokens) => tokens > 6_000 - 1_112).length;
+    expect(rejected).toBe(1);
+    // The next summary is planned in the smaller window from the start: no rejection.
+    const before = model.prompts.length;
+    await summarizer.summarize({ messages: long, maxTokens: 300 });
+    expect(model.prompts.slice(before).every((tokens) => tokens + 1_112 <= 6_000)).toBe(true);
+  });
+
+  it('fails with kind context-overflow when the smaller input is rejected too', async () => {
+    const complete = createScriptedComplete(
+      [
+        Object.assign(new Error('Input is too long for requested model.'), {
+          name: 'ValidationException',
+          $metadata: { httpStatusCode: 400 },
+        }),
+      ],
+      { repeatLast: true },
+    );
+    const summarizer = createModelSummarizer({ complete, counter, contextWindow: 16_000 });
+    const error = await rejection(summarizer.summarize({ messages: long, maxTokens: 300 }));
+    expect(error.kind).toBe('context-overflow');
+    expect(complete.requests).toHaveLength(2);
+  });
+
+  it('falls back to the extractive summary with a summarizer-fallback event in a manager', async () => {
+    const complete = createScriptedComplete(
+      [
+        // The OpenAI Responses API's rejection, without numbers (anomalyco/opencode#6071).
+        Object.assign(
+          new Error(
+            'Your input exceeds the context window of this model. Please adjust your input and try again.',
+          ),
+          { status: 400, code: 'context_length_exceeded' },
+        ),
+      ],
+      { repeatLast: true },
+    );
+    const events: string[] = [];
+    const manager = createContextManager({
+      contextWindow: 4_000,
+      counter,
+      modelSummarizer: { complete, contextWindow: 16_000, name: 'too-long' },
+      onEvent: (event) => {
+        if (event.type === 'summarizer-fallback') events.push(event.reason);
+      },
+    });
+    const result = await manager.prepare([...long, { role: 'user', content: 'Go on.' }], {
+      force: true,
+    });
+    expect(result.compacted).toBe(true);
+    expect(events.some((reason) => /too long/.test(reason))).toBe(true);
+    expect(result.report?.strategies.find((strategy) => strategy.fallback)?.fallback?.kind).toBe(
+      'context-overflow',
+    );
   });
 });

@@ -51,6 +51,21 @@ describe('anchorRelativeDates', () => {
     ['may', 'I bought it last Friday.', 'last Friday (5 May 2023)'],
     ['may', 'The race is next Friday.', 'next Friday (12 May 2023)'],
     ['may', 'I called her last Monday.', 'last Monday (1 May 2023)'],
+    // Short weekday names, as chats write them.
+    ['may', 'I went last Fri with Bo.', 'last Fri (5 May 2023) with'],
+    ['may', 'We joined last Tues. at noon.', 'last Tues. (2 May 2023) at'],
+    ['may', 'Last Sat we hiked.', 'Last Sat (6 May 2023) we'],
+    ['may', 'Next Wed works for me.', 'Next Wed (10 May 2023) works'],
+    // The week of the session, and the week or weekend just gone.
+    ['may', 'I applied this week.', 'this week (the week of 8 May 2023)'],
+    [
+      'may',
+      'The trip this past weekend was long.',
+      'this past weekend (the weekend before 8 May 2023)',
+    ],
+    ['may', 'In the past week I ran twice.', 'past week (the week before 8 May 2023)'],
+    // The weekend before last: counted from the last Saturday before the session (6 May).
+    ['may', 'We camped two weekends ago.', 'two weekends ago (the weekend of 29 April 2023)'],
     ['leap', 'I arrived yesterday.', 'yesterday (29 February 2024)'],
     ['leap', 'It was two days ago.', 'two days ago (28 February 2024)'],
     ['leap', 'I quit last month.', 'last month (February 2024)'],
@@ -85,6 +100,19 @@ describe('anchorRelativeDates', () => {
     expect(anchor('上周一我们见面了。', 'may')).toBe('上周一我们见面了。');
     expect(anchor('A few days ago we met.', 'may')).toBe('A few days ago we met.');
     expect(anchor('This Friday works.', 'may')).toBe('This Friday works.');
+  });
+
+  it('leaves the words that only look like a date alone', () => {
+    // A verb, not Saturday; rolling periods, not calendar ones; a weekend that may be either.
+    for (const text of [
+      'He last sat down by the door.',
+      'The last sun in the garden faded.',
+      'The past year was hard.',
+      'This weekend is busy.',
+      'Our last monthly report was late.',
+    ]) {
+      expect(anchor(text, 'may')).toBe(text);
+    }
   });
 
   it('does not date an expression twice (a summary is rewritten on every compaction)', () => {

@@ -65,6 +65,16 @@ export function parseSessionDate(timestamp: string): Date | undefined {
 const DAY_MS = 86_400_000;
 const addDays = (date: Date, days: number) => new Date(date.getTime() + days * DAY_MS);
 
+/**
+ * The Saturday of the weekend `count` weekends away (negative: before): "two weekends ago" is the
+ * weekend before last, counted from the last Saturday strictly before the session date.
+ */
+function saturdayBefore(session: Date, count: number): Date {
+  const back = (session.getUTCDay() - 6 + 7) % 7 || 7;
+  const lastSaturday = addDays(session, -back);
+  return addDays(lastSaturday, (count < 0 ? count + 1 : count) * 7);
+}
+
 /** The first day of the month `months` away (only the month and year are shown). */
 const addMonths = (date: Date, months: number) =>
   new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + months, 1));
@@ -79,6 +89,8 @@ interface Writer {
   around(unit: 'week' | 'weekend', direction: -1 | 1, session: Date): string;
   /** The week that contains `date` (for "three weeks ago"). */
   weekOf(date: Date): string;
+  /** The weekend that starts on Saturday `date` (for "two weekends ago"). */
+  weekendOf(date: Date): string;
   open: string;
   close: string;
 }
@@ -90,6 +102,7 @@ const ENGLISH: Writer = {
   around: (unit, direction, session) =>
     `the ${unit} ${direction < 0 ? 'before' : 'after'} ${ENGLISH.day(session)}`,
   weekOf: (date) => `the week of ${ENGLISH.day(date)}`,
+  weekendOf: (date) => `the weekend of ${ENGLISH.day(date)}`,
   open: ' (',
   close: ')',
 };
@@ -101,6 +114,7 @@ const CHINESE: Writer = {
   around: (unit, direction, session) =>
     `${CHINESE.day(session)}的${direction < 0 ? '前' : '后'}一${unit === 'week' ? '周' : '个周末'}`,
   weekOf: (date) => `${CHINESE.day(date)}那一周`,
+  weekendOf: (date) => `${CHINESE.day(date)}那个周末`,
   open: '（',
   close: '）',
 };
@@ -120,7 +134,9 @@ function resolve(writer: Writer, session: Date, unit: Unit, count: number): stri
         ? writer.around('week', count < 0 ? -1 : 1, session)
         : writer.weekOf(addDays(session, count * 7));
     case 'weekend':
-      return writer.around('weekend', count < 0 ? -1 : 1, session);
+      return Math.abs(count) === 1
+        ? writer.around('weekend', count < 0 ? -1 : 1, session)
+        : writer.weekendOf(saturdayBefore(session, count));
     case 'month':
       return writer.month(addMonths(session, count));
     case 'year':
@@ -148,12 +164,18 @@ const NUMBER_WORDS: Readonly<Record<string, number>> = {
 };
 const COUNT = String.raw`(\d{1,2}|a couple of|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)`;
 
+/**
+ * Weekday names as chats write them, full or short ("last Fri", "next Tues."). "Sat" and "Sun"
+ * count only when no verb reading follows ("the last sat down", "last sun in the garden").
+ */
+const WEEKDAY_NAME = String.raw`sunday|monday|tuesday|wednesday|thursday|friday|saturday|(?:mon|tues?|wed|thu(?:rs?)?|fri|sat(?!\s+(?:down|on|in|at|by|with|there|through|up|out|around|next|beside|for)\b)|sun(?!\s+(?:in|on|at|was|is|came|shone|set|rose|went)\b))(?![\p{L}])\.?`;
+
 const ENGLISH_EXPRESSION = new RegExp(
   [
     String.raw`\b(the day before yesterday|the day after tomorrow|yesterday|last night|today|tonight|tomorrow)\b`,
-    String.raw`\b${COUNT}\s+(day|week|month|year)s?\s+ago\b`,
+    String.raw`\b${COUNT}\s+(day|week(?:end)?|month|year)s?\s+ago\b`,
     String.raw`\bin\s+${COUNT}\s+(day|week|month|year)s?\b`,
-    String.raw`\b(last|next|this)\s+(week(?:end)?|month|year|sunday|monday|tuesday|wednesday|thursday|friday|saturday)\b`,
+    String.raw`\b(last|next|this|(?:this\s+)?past(?=\s+week))\s+(week(?:end)?|month|year|${WEEKDAY_NAME})(?![\p{L}])`,
   ].join('|'),
   'giu',
 );
@@ -279,13 +301,24 @@ export function anchorRelativeDates(text: string, session: Date): string {
   });
 }
 
+/** A weekday as `WEEKDAYS` writes it, from its full or short name ("Tues." → "tuesday"). */
+function weekdayOf(name: string): string | undefined {
+  const short = name.toLowerCase().replace(/\.$/u, '').slice(0, 3);
+  return WEEKDAYS.find((day) => day.startsWith(short));
+}
+
 function countOf(word: string): number {
   return /\d/u.test(word) ? Number(word) : (NUMBER_WORDS[word.toLowerCase()] ?? 1);
 }
 
-/** "last week", "next month", "this year", "last Friday" against the session date. */
-function relativeTo(relation: string, target: string, session: Date): string | undefined {
-  const weekday = WEEKDAYS.indexOf(target);
+/**
+ * "last week", "next month", "this year", "last Friday", "this week", "this past weekend" against
+ * the session date. "this past …" and "past …" are the one before it, like "last …".
+ */
+function relativeTo(rawRelation: string, target: string, session: Date): string | undefined {
+  const relation = /past$/u.test(rawRelation) ? 'last' : rawRelation.split(/\s+/u)[0]!;
+  const day = /^week|^month|^year/u.test(target) ? undefined : weekdayOf(target);
+  const weekday = day === undefined ? -1 : WEEKDAYS.indexOf(day);
   if (weekday >= 0) {
     if (relation === 'this') return undefined;
     const today = session.getUTCDay();
@@ -296,7 +329,9 @@ function relativeTo(relation: string, target: string, session: Date): string | u
   }
   const sign = relation === 'last' ? -1 : relation === 'next' ? 1 : 0;
   if (target === 'week' || target === 'weekend') {
-    return sign === 0 ? undefined : resolve(ENGLISH, session, target, sign);
+    // "this week" is the week of the session; "this weekend" may be the one coming or just gone.
+    if (sign === 0) return target === 'week' ? ENGLISH.weekOf(session) : undefined;
+    return resolve(ENGLISH, session, target, sign);
   }
   return resolve(ENGLISH, session, target as Unit, sign);
 }

@@ -14,7 +14,10 @@ export interface BulletCandidate {
   prefix: string;
   /** When it was said; written once before the first bullet of each run with the same one. */
   timestamp?: string;
-  /** Kept candidates of one group that follow each other share a bullet (one prefix). */
+  /**
+   * Kept candidates of one group that follow each other share a bullet (one prefix); in key facts,
+   * so do those of one speaker and timestamp.
+   */
   group: number;
   /** Chronological position: bullets are listed in this order. */
   order: number;
@@ -260,7 +263,12 @@ function runKey(candidate: BulletCandidate): string {
   return `${candidate.section}\u0000${candidate.timestamp ?? ''}`;
 }
 
-/** Renders the kept candidates into sections: chronological, joined per group, dated per run. */
+/**
+ * Renders the kept candidates into sections: chronological, dated per run, and joined into one
+ * bullet while the same speaker goes on (within a message; in key facts, across messages of a
+ * run too: "- Ana: A. B." costs a speaker label and a line less than two bullets, which the room
+ * then spends on another fact). Constraints, decisions and TODOs stay one item per bullet.
+ */
 function assemble(
   candidates: readonly BulletCandidate[],
   selected: ReadonlySet<number>,
@@ -276,7 +284,7 @@ function assemble(
       if (candidate.section !== key) continue;
       if (
         previous !== undefined &&
-        previous.group === candidate.group &&
+        (previous.group === candidate.group || (key === 'keyFacts' && candidate.prefix !== '')) &&
         previous.prefix === candidate.prefix &&
         previous.timestamp === candidate.timestamp
       ) {

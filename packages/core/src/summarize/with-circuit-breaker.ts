@@ -36,6 +36,9 @@ export function withCircuitBreaker(
 
   return {
     name: summarizer.name,
+    ...(summarizer.maxSummaryTokens === undefined
+      ? {}
+      : { maxSummaryTokens: summarizer.maxSummaryTokens }),
     async summarize(request: SummarizeRequest): Promise<SummarizeResult> {
       const open = consecutiveFailures >= failures;
       if (open && (now() < openUntil || trial !== undefined)) {

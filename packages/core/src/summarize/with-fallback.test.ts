@@ -6,6 +6,7 @@ import {
   createExtractiveSummarizer,
   createModelSummarizer,
   renderSummary,
+  withCircuitBreaker,
   withFallback,
 } from './index.js';
 
@@ -31,6 +32,30 @@ describe('withFallback', () => {
     expect(result.fallback).toBeUndefined();
     expect(result.calls).toBe(1);
     expect(result.summary.sections.decisions).toEqual(['Use Postgres 16.']);
+  });
+
+  it("plans with the primary's summary bound: the fallback is the exception", () => {
+    const model = createModelSummarizer({
+      complete: createScriptedComplete([]),
+      counter,
+      maxSummaryTokens: 700,
+    });
+    expect(withFallback(model, extractive).maxSummaryTokens).toBe(700);
+    expect(withCircuitBreaker(model).maxSummaryTokens).toBe(700);
+    expect(withFallback(extractive, model).maxSummaryTokens).toBeUndefined();
+  });
+
+  it("asks a fallback for no more than the primary's bound", async () => {
+    const model = createModelSummarizer({
+      complete: createScriptedComplete([new Error('down')]),
+      counter,
+      maxSummaryTokens: 40,
+    });
+    const fallback = createFailingSummarizer('also down');
+    await withFallback(model, fallback)
+      .summarize({ messages, maxTokens: 300 })
+      .catch(() => {});
+    expect(fallback.requests[0]!.maxTokens).toBe(40);
   });
 
   it('falls back to the extractive summarizer and reports from where and why', async () => {

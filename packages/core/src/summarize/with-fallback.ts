@@ -11,7 +11,8 @@ import { InvalidArgumentError, SummarizerError, summarizerFailureOf } from '../e
  * Two failures stop the chain at once instead of falling back: the caller's `abortSignal` firing
  * (the caller asked to stop), and `InvalidArgumentError` (a bad request fails everywhere alike).
  * When every summarizer fails it throws `SummarizerError` listing each reason, with the last error
- * as its cause.
+ * as its cause. A primary with a `maxSummaryTokens` bound lends it to the chain: a fallback is asked
+ * for no more, since compaction planned with it.
  */
 export function withFallback(primary: Summarizer, ...fallbacks: Summarizer[]): Summarizer {
   const chain = [primary, ...fallbacks];
@@ -28,13 +29,23 @@ export function withFallback(primary: Summarizer, ...fallbacks: Summarizer[]): S
 
   return {
     name,
+    // Compaction plans with what the primary writes; a fallback is the exception.
+    ...(primary.maxSummaryTokens === undefined
+      ? {}
+      : { maxSummaryTokens: primary.maxSummaryTokens }),
     async summarize(request: SummarizeRequest): Promise<SummarizeResult> {
       const reasons: string[] = [];
       let firstError: unknown;
       let lastError: unknown;
+      // A fallback writes no more than the primary would have: compaction planned its cut with
+      // the primary's bound, and a larger summary would push the prompt over the plan.
+      const fallbackRequest =
+        primary.maxSummaryTokens !== undefined && primary.maxSummaryTokens < request.maxTokens
+          ? { ...request, maxTokens: primary.maxSummaryTokens }
+          : request;
       for (const [index, summarizer] of chain.entries()) {
         try {
-          const result = await summarizer.summarize(request);
+          const result = await summarizer.summarize(index === 0 ? request : fallbackRequest);
           if (index === 0) return result;
           return {
             ...result,

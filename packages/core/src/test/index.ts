@@ -12,6 +12,7 @@ export {
   arbitraryText,
   arbitraryToolInput,
 } from './arbitraries/index.js';
+export { type BrokenHistory, brokenHistories } from './broken-histories.js';
 export { createFakeClock, type FakeClock } from './clock.js';
 export {
   createFixedEmbedder,
@@ -53,6 +54,12 @@ export {
   type MemoryStoreFactoryOptions,
   testMemoryStore,
 } from './memory-store-suite.js';
+export {
+  type MemoryToolFactories,
+  type MemoryToolSubject,
+  TRAVERSAL_ATTEMPTS,
+  testMemoryToolBackend,
+} from './memory-tool-suite.js';
 export {
   type OffloadStoreFactory,
   type OffloadStoreFactoryOptions,

@@ -12,6 +12,7 @@ import { type NativeKeywordSearch, testKeywordSearch } from './keyword-search-su
 import { testLeaseStore } from './lease-suite.js';
 import { testMemoryStoreInstances } from './memory-store-instances.js';
 import { testMemoryStore } from './memory-store-suite.js';
+import { testMemoryToolBackend } from './memory-tool-suite.js';
 import { testOffloadStore } from './offload-store-suite.js';
 
 /** The stores of one instance of a shared-store driver (PostgreSQL, Redis, …). */
@@ -33,7 +34,8 @@ export interface SharedStoresFactories<Stores extends SharedStores> {
 
 /**
  * Every conformance suite a shared-store driver runs: history, offloads, memory cards, keyword
- * search, leases, memory cards across instances, and history clears racing appends.
+ * search, leases, memory cards across instances, the memory tool's files on the driver's cards and
+ * leases, and history clears racing appends.
  */
 export function testSharedStores<Stores extends SharedStores>(
   name: string,
@@ -55,6 +57,14 @@ export function testSharedStores<Stores extends SharedStores>(
   testMemoryStoreInstances(name, async (count) =>
     (await instances(count)).map((opened) => opened.memory),
   );
+  testMemoryToolBackend(name, {
+    stores: async () => {
+      const { memory, leases } = await stores({ clock: createFakeClock() });
+      return { memory, leases };
+    },
+    instances: async (count) =>
+      (await instances(count)).map(({ memory, leases }) => ({ memory, leases })),
+  });
   describe(`Shared stores: ${name}`, () => {
     it('keeps indexes gap-free from 0 when clears race with appends', async () => {
       const { history } = await stores({ clock: createFakeClock() });

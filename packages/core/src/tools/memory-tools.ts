@@ -10,11 +10,13 @@ import { readHistoryTurns } from '../history/index.js';
 import type { MemorySearcher } from '../inject/index.js';
 import { quoteMemoryContent } from '../inject/index.js';
 import { messageText } from '../messages/index.js';
-import { defineTool } from './define-tool.js';
+import { defineTool, type SchemaToolDefinition } from './define-tool.js';
 import { pageStarts } from './page-text.js';
 
 export interface SearchMemoryResult {
   results: Array<{
+    /** The card's id (for `remove_memory`). */
+    id: string;
     content: string;
     type: string;
     tags: string[];
@@ -27,7 +29,7 @@ export interface SearchMemoryResult {
 /** `search_memory(query, top_k)`: long-term memories relevant to a query, best first. */
 export function searchMemoryTool(
   search: MemorySearcher,
-): ToolDefinition<{ query: string; top_k: number }, SearchMemoryResult> {
+): SchemaToolDefinition<{ query: string; top_k: number }, SearchMemoryResult> {
   return defineTool({
     name: 'search_memory',
     description:
@@ -41,6 +43,7 @@ export function searchMemoryTool(
       const hits = await search.search(scope, query, { topK: top_k, abortSignal });
       return {
         results: hits.map(({ card, score }) => ({
+          id: card.id,
           content: quoteMemoryContent(card.content),
           type: card.type,
           tags: card.tags,
@@ -72,7 +75,7 @@ function groupByTurn(stored: readonly StoredMessage[]): RecallConversationResult
 /** `recall_conversation(turn_numbers)`: exact original turns from the complete history. */
 export function recallConversationTool(
   history: HistoryStore,
-): ToolDefinition<{ turn_numbers: number[] }, RecallConversationResult> {
+): SchemaToolDefinition<{ turn_numbers: number[] }, RecallConversationResult> {
   return defineTool({
     name: 'recall_conversation',
     description:
@@ -128,7 +131,7 @@ export const RELOAD_PAGE_TOKENS = 4_000;
 export function reloadContextTool(
   offload: OffloadStore,
   { pageTokens = RELOAD_PAGE_TOKENS }: ReloadContextOptions = {},
-): ToolDefinition<{ id: string; page: number }, ReloadContextResult> {
+): SchemaToolDefinition<{ id: string; page: number }, ReloadContextResult> {
   if (!Number.isSafeInteger(pageTokens) || pageTokens < 1) {
     throw new InvalidArgumentError({
       message: `pageTokens must be a positive integer, got ${String(pageTokens)}`,
@@ -195,17 +198,18 @@ export function createMemoryTools({
   reloadPageTokens,
 }: MemoryToolsOptions): Partial<Record<MemoryToolName, ToolDefinition<never, unknown>>> {
   const tools: Partial<Record<MemoryToolName, ToolDefinition<never, unknown>>> = {};
-  const add = (tool: ToolDefinition<never, unknown>) => {
-    tools[tool.name as MemoryToolName] = tool;
+  // Keyed by name, each tool's input type is erased: callers parse with its own `parseInput`.
+  const add = <Input, Output>(tool: ToolDefinition<Input, Output>) => {
+    tools[tool.name as MemoryToolName] = tool as unknown as ToolDefinition<never, unknown>;
   };
-  if (search) add(searchMemoryTool(search) as ToolDefinition<never, unknown>);
-  if (history) add(recallConversationTool(history) as ToolDefinition<never, unknown>);
+  if (search) add(searchMemoryTool(search));
+  if (history) add(recallConversationTool(history));
   if (offload) {
     add(
       reloadContextTool(
         offload,
         reloadPageTokens === undefined ? {} : { pageTokens: reloadPageTokens },
-      ) as ToolDefinition<never, unknown>,
+      ),
     );
   }
   if (Object.keys(tools).length === 0) {

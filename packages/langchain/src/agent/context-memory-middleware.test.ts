@@ -6,6 +6,7 @@ import {
   createInMemoryMemoryStore,
   createTokenCounter,
   InvalidArgumentError,
+  InvalidMessageError,
 } from '@ctxmem/core';
 import { MEMORY_INJECTION_HEADING, SUMMARY_HEADING } from '@ctxmem/core/adapter-kit';
 import { AIMessage, type BaseMessage, HumanMessage, SystemMessage } from '@langchain/core/messages';
@@ -16,6 +17,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { fromLangChainMessages } from '../convert/index.js';
 import {
+  brokenLangChainHistories,
   createScriptedAgent,
   isSummaryRequest,
   ScriptedChatModel,
@@ -125,6 +127,40 @@ function expectPromptsFit(prompts: readonly BaseMessage[][], budget: number): vo
     expect(promptProblems(prompt)).toEqual([]);
   }
 }
+
+describe('contextMemoryMiddleware on messages that cannot be sent', () => {
+  // Protection: the converter's checks of the fields it carries (and of holes), before the
+  // context manager, the history store or the model sees them.
+  it.each(brokenLangChainHistories().map((broken) => [broken.name, broken] as const))(
+    'rejects %s in a model call with InvalidMessageError naming the path',
+    async (_name, broken) => {
+      const middleware = contextMemoryMiddleware({ contextWindow: WINDOW, counter });
+      const wrap = middleware.wrapModelCall as unknown as (
+        request: object,
+        handler: (request: object) => unknown,
+      ) => Promise<unknown>;
+      const handler = vi.fn();
+      const error = await wrap(
+        {
+          messages: broken.messages,
+          systemMessage: new SystemMessage(SYSTEM_PROMPT),
+          tools: [],
+          model: {},
+          runtime: {},
+          state: {},
+        },
+        handler,
+      ).then(
+        () => undefined,
+        (thrown: unknown) => thrown,
+      );
+      expect(InvalidMessageError.isInstance(error)).toBe(true);
+      expect((error as InvalidMessageError).path).toBe(broken.path);
+      expect((error as InvalidMessageError).message).toContain(broken.problem);
+      expect(handler).not.toHaveBeenCalled();
+    },
+  );
+});
 
 describe('contextMemoryMiddleware in createAgent', () => {
   it('keeps every model call of a long tool-using agent within budget, tools counted, state untouched', async () => {
@@ -308,13 +344,14 @@ describe('contextMemoryMiddleware in createAgent', () => {
 
   it('prepares each model call once: the model call reuses what beforeModel prepared', async () => {
     const { events, memory, agent, prompts } = scriptedAgent();
-    const prepare = vi.spyOn(memory.manager, 'prepare');
+    const prepared = vi.spyOn(memory.manager, 'callModel');
     await runTurns(agent, 10);
     const compactions = events.filter((event) => event.type === 'compaction').length;
     const calls = prompts().length;
     expect(calls).toBe(30);
-    // One prepare per model call; the manager reuses its compaction of the prefix in between.
-    expect(prepare.mock.calls.length).toBe(calls);
+    // One preparation per model call (no rejection, so no retry); the manager reuses its
+    // compaction of the prefix in between.
+    expect(prepared.mock.calls.length).toBe(calls);
     expect(compactions).toBeGreaterThan(0);
     expect(compactions).toBeLessThan(calls / 3);
   });

@@ -11,6 +11,7 @@ import { convertToOpenAITool } from '@langchain/core/utils/function_calling';
 import { createMiddleware } from 'langchain';
 import { MessageConverter } from '../convert/index.js';
 import { chatModelMaxOutputTokens } from '../model/chat-model-settings.js';
+import { providerUsageOfMessage } from '../model/chat-model-usage.js';
 import { type ContextOptions, createContext } from '../model/create-context.js';
 
 /** What the scope resolver is given: the run's `context` and `configurable` (with `thread_id`). */
@@ -100,7 +101,12 @@ function mergedSystemMessage(
  *   (`maxTokens`, a bound `max_tokens`, or one in the call's `modelSettings`: see
  *   `chatModelMaxOutputTokens`); injects the memories relevant to the newest user message; and
  *   folds the summary into the one system message (providers such as Anthropic accept one
- *   only). The agent state keeps the conversation as it happened: nothing of ctxmem's shows in
+ *   only). The provider has the last word: each answer's `usage_metadata.input_tokens` teaches
+ *   the manager how far its count is from the provider's, and a call the provider rejects as
+ *   too long (LangChain's `ContextOverflowError`, `lc_error_code` `CONTEXT_OVERFLOW`, or the
+ *   provider SDK's own error) is prepared again, smaller, and sent once more; a second
+ *   rejection throws ctxmem's `ContextOverflowError` (see `ContextManager.callModel`). The
+ *   agent state keeps the conversation as it happened: nothing of ctxmem's shows in
  *   the stream, and the context manager reuses its compaction of the prefix on every later step
  *   (no summarizer call until the next threshold crossing). Every tool call keeps its result and
  *   the newest user message stays verbatim.
@@ -190,23 +196,31 @@ export function contextMemoryMiddleware(options: ContextMemoryMiddlewareOptions 
       const signal = request.runtime.signal;
       // The model's own limit, or one the agent binds with this call's `modelSettings`.
       const maxOutputTokens = chatModelMaxOutputTokens(request.model, request.modelSettings);
-      const prepared = await manager.prepare(input, {
-        scope,
-        ...(signal ? { abortSignal: signal } : {}),
-        ...(request.tools.length > 0 ? { tools: toolDefinitions(request.tools) } : {}),
-        ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
-      });
-      const prompt = prepared.messages;
-      // The leading system block (system prompt, the agent state's own leading system messages,
-      // the summary) becomes the call's one system message.
-      const lead = leadingSystemCount(prompt);
-      const additions = prompt.slice(0, lead).filter((message) => message !== system);
-      const rest = converter.toLangChain(prompt.slice(lead));
-      if (additions.length === 0) return handler({ ...request, messages: rest });
-      return handler({
-        ...request,
-        messages: rest,
-        systemMessage: mergedSystemMessage(systemMessage, converter.toLangChain(additions)),
+      // Sent through the manager: a "too long" rejection is prepared again and sent once more,
+      // and the answer's usage teaches the manager the provider's count.
+      return manager.callModel({
+        messages: input,
+        options: {
+          scope,
+          ...(signal ? { abortSignal: signal } : {}),
+          ...(request.tools.length > 0 ? { tools: toolDefinitions(request.tools) } : {}),
+          ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
+        },
+        send: async (prepared) => {
+          const prompt = prepared.messages;
+          // The leading system block (system prompt, the agent state's own leading system
+          // messages, the summary) becomes the call's one system message.
+          const lead = leadingSystemCount(prompt);
+          const additions = prompt.slice(0, lead).filter((message) => message !== system);
+          const rest = converter.toLangChain(prompt.slice(lead));
+          if (additions.length === 0) return handler({ ...request, messages: rest });
+          return handler({
+            ...request,
+            messages: rest,
+            systemMessage: mergedSystemMessage(systemMessage, converter.toLangChain(additions)),
+          });
+        },
+        usage: providerUsageOfMessage,
       });
     },
   });

@@ -12,7 +12,7 @@ import {
   ToolMessage,
 } from '@langchain/core/messages';
 import { describe, expect, it } from 'vitest';
-import { messageView } from '../langchain.test-support.js';
+import { brokenLangChainHistories, messageView } from '../langchain.test-support.js';
 import {
   CTXMEM_KWARGS_KEY,
   fromLangChainMessages,
@@ -313,6 +313,31 @@ describe('fromLangChainMessages / toLangChainMessages', () => {
       expect((caught as InvalidMessageError).path).toBe(path);
     }
   });
+});
+
+describe('histories that cannot be sent', () => {
+  // Protection: the converters check the fields they carry as data, where the LangChain paths are
+  // known, and read the list by index. Without that a cycle in kwargs reaches core under a
+  // providerOptions path, and a hole comes back as a hole (map skips it).
+  it.each(brokenLangChainHistories().map((broken) => [broken.name, broken] as const))(
+    'rejects %s with InvalidMessageError naming the LangChain path',
+    (_name, broken) => {
+      for (const convert of [
+        () => fromLangChainMessages(broken.messages as BaseMessage[]),
+        () => new MessageConverter().fromLangChain(broken.messages as BaseMessage[]),
+      ]) {
+        let caught: unknown;
+        try {
+          convert();
+        } catch (error) {
+          caught = error;
+        }
+        expect(InvalidMessageError.isInstance(caught), String(caught)).toBe(true);
+        expect((caught as InvalidMessageError).path).toBe(broken.path);
+        expect((caught as InvalidMessageError).message).toContain(broken.problem);
+      }
+    },
+  );
 });
 
 describe('MessageConverter', () => {

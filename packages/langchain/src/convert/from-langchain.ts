@@ -10,7 +10,8 @@ import type {
   ToolResultOutput,
   UserMessage,
 } from '@ctxmem/core';
-import { readCtxmemMetadata } from '@ctxmem/core/adapter-kit';
+import { InvalidMessageError } from '@ctxmem/core';
+import { checkJsonValue, readCtxmemMetadata } from '@ctxmem/core/adapter-kit';
 import {
   BaseMessage,
   type BaseMessageLike,
@@ -222,6 +223,33 @@ function toolFromLangChain(
   };
 }
 
+/**
+ * The fields a conversion carries into the core message (content blocks, kwargs, metadata, tool
+ * calls), where they travel into stores and prompts. `artifact` is not among them: it is only
+ * carried when it is plain data (see `isStorableData`).
+ */
+const CARRIED_FIELDS = [
+  'content',
+  'additional_kwargs',
+  'response_metadata',
+  'usage_metadata',
+  'tool_calls',
+  'invalid_tool_calls',
+  'metadata',
+] as const;
+
+/**
+ * Checks the carried fields as data, where the LangChain paths are known: a cycle, a BigInt, a
+ * function or a getter that throws fails here, naming its path, instead of where the prompt is
+ * sent. Content blocks may hold bytes.
+ */
+function checkCarriedFields(message: LangChainFields, path: string): void {
+  for (const field of CARRIED_FIELDS) {
+    const value = message[field];
+    if (value !== undefined) checkJsonValue(value, `${path}.${field}`, { binaryData: true });
+  }
+}
+
 /** The LangChain type of a message: `human`, `ai`, `system`, `tool`, `generic`, … */
 function typeOf(message: LangChainFields & { _getType?: () => string }): unknown {
   if (typeof message.type === 'string') return message.type;
@@ -237,7 +265,28 @@ export function fromLangChainMessage(
   path = 'message',
   toolNames: Map<string, string> = new Map(),
 ): Message {
+  try {
+    return convertMessage(input, path, toolNames);
+  } catch (error) {
+    if (InvalidMessageError.isInstance(error)) throw error;
+    // A getter or proxy trap of the message itself that throws while it is read.
+    throw new InvalidMessageError({
+      message: `${path}: reading it threw (${error instanceof Error ? `${error.name}: ${error.message}` : String(error)})`,
+      path,
+      cause: error,
+    });
+  }
+}
+
+function convertMessage(
+  input: BaseMessage | BaseMessageLike,
+  path: string,
+  toolNames: Map<string, string>,
+): Message {
   let message: LangChainFields;
+  if (input === null || input === undefined) {
+    fail(path, `expected a message, got ${describeValue(input)}`);
+  }
   if (BaseMessage.isInstance(input)) {
     message = input as unknown as LangChainFields;
   } else {
@@ -248,6 +297,7 @@ export function fromLangChainMessage(
     }
   }
   const type = typeOf(message);
+  checkCarriedFields(message, path);
   switch (type) {
     case 'system':
       return systemFromLangChain(message, path);
@@ -304,7 +354,18 @@ export function fromLangChainMessages(
     fail('messages', `expected an array of messages, got ${describeValue(messages)}`);
   }
   const toolNames = new Map<string, string>();
-  return messages.map((message, index) =>
-    fromLangChainMessage(message, `messages[${index}]`, toolNames),
-  );
+  // A loop, not `map`: `map` skips the holes of a sparse array and would keep them.
+  const converted: Message[] = new Array(messages.length);
+  for (let index = 0; index < messages.length; index++) {
+    requireEntry(messages, index);
+    converted[index] = fromLangChainMessage(messages[index]!, `messages[${index}]`, toolNames);
+  }
+  return converted;
+}
+
+/** Fails for a hole of a sparse array of messages (`[a, , b]`), naming its index. */
+export function requireEntry(messages: ReadonlyArray<unknown>, index: number): void {
+  if (!(index in messages)) {
+    fail(`messages[${index}]`, 'expected a message, got an empty slot (the array has a hole)');
+  }
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Message } from '@ctxmem/core';
 import { BaseMessage, type BaseMessageLike } from '@langchain/core/messages';
-import { fromLangChainMessage } from './from-langchain.js';
+import { fromLangChainMessage, requireEntry } from './from-langchain.js';
 import { toLangChainMessage } from './to-langchain.js';
 
 /** The fields whose replacement means a LangChain message changed since it was converted. */
@@ -69,20 +69,32 @@ export class MessageConverter {
   /** Like `fromLangChainMessages`, reusing the conversions of messages seen before. */
   fromLangChain(messages: ReadonlyArray<BaseMessage | BaseMessageLike>): Message[] {
     const toolNames = new Map<string, string>();
-    return messages.map((message, index) => {
-      if (!BaseMessage.isInstance(message)) {
-        return fromLangChainMessage(message, `messages[${index}]`, toolNames);
-      }
-      const cached = this.#toCore.get(message);
-      if (cached && unchanged(cached.snapshot, message)) {
-        rememberToolNames(cached.message, toolNames);
-        return cached.message;
-      }
-      const converted = fromLangChainMessage(message, `messages[${index}]`, toolNames);
-      this.#toCore.set(message, { message: converted, snapshot: snapshotOf(message) });
-      this.#toLangChain.set(converted, message);
-      return converted;
-    });
+    // A loop, not `map`: `map` skips the holes of a sparse array and would keep them.
+    const result: Message[] = new Array(messages.length);
+    for (let index = 0; index < messages.length; index++) {
+      requireEntry(messages, index);
+      result[index] = this.#fromOne(messages[index]!, index, toolNames);
+    }
+    return result;
+  }
+
+  #fromOne(
+    message: BaseMessage | BaseMessageLike,
+    index: number,
+    toolNames: Map<string, string>,
+  ): Message {
+    if (!BaseMessage.isInstance(message)) {
+      return fromLangChainMessage(message, `messages[${index}]`, toolNames);
+    }
+    const cached = this.#toCore.get(message);
+    if (cached && unchanged(cached.snapshot, message)) {
+      rememberToolNames(cached.message, toolNames);
+      return cached.message;
+    }
+    const converted = fromLangChainMessage(message, `messages[${index}]`, toolNames);
+    this.#toCore.set(message, { message: converted, snapshot: snapshotOf(message) });
+    this.#toLangChain.set(converted, message);
+    return converted;
   }
 
   /**

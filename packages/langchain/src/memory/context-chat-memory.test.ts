@@ -4,6 +4,7 @@ import {
   createInMemoryMemoryStore,
   createTokenCounter,
   InvalidArgumentError,
+  InvalidMessageError,
 } from '@ctxmem/core';
 import { SUMMARY_HEADING } from '@ctxmem/core/adapter-kit';
 import {
@@ -22,6 +23,7 @@ import { ChatOpenAI } from '@langchain/openai';
 import { describe, expect, it } from 'vitest';
 import { fromLangChainMessages } from '../convert/index.js';
 import {
+  brokenLangChainHistories,
   isSummaryRequest,
   ScriptedChatModel,
   summaryAnswer,
@@ -326,6 +328,40 @@ describe('ContextChatMemory', () => {
       InvalidArgumentError.isInstance(error),
     );
   });
+});
+
+describe('ContextChatMemory on a history that cannot be sent', () => {
+  /** A chat history that hands out the very list it was given, holes included. */
+  class ListHistory extends BaseListChatMessageHistory {
+    lc_namespace = ['test'];
+    constructor(private readonly list: unknown[]) {
+      super();
+    }
+    async getMessages(): Promise<BaseMessage[]> {
+      return this.list as BaseMessage[];
+    }
+    async addMessage(): Promise<void> {}
+  }
+
+  // Protection: the converter's checks of the fields it carries (and of holes) before anything
+  // reaches the context manager or a store.
+  it.each(brokenLangChainHistories().map((broken) => [broken.name, broken] as const))(
+    'rejects %s with InvalidMessageError naming the path',
+    async (_name, broken) => {
+      const memory = new ContextChatMemory({
+        chatHistory: new ListHistory(broken.messages),
+        contextWindow: WINDOW,
+        returnMessages: true,
+      });
+      const error = await memory.loadMemoryVariables({}).then(
+        () => undefined,
+        (thrown: unknown) => thrown,
+      );
+      expect(InvalidMessageError.isInstance(error)).toBe(true);
+      expect((error as InvalidMessageError).path).toBe(broken.path);
+      expect((error as InvalidMessageError).message).toContain(broken.problem);
+    },
+  );
 });
 
 describe('ContextChatMemory in LCEL', () => {

@@ -3,6 +3,7 @@ import {
   InvalidArgumentError,
   type MemoryToolsOptions,
   type Message,
+  type PrepareOptions,
   type PrepareResult,
   type Scope,
 } from '@ctxmem/core';
@@ -21,6 +22,7 @@ import { AIMessage, BaseMessage, getBufferString, HumanMessage } from '@langchai
 import type { BasePromptTemplate } from '@langchain/core/prompts';
 import { CTXMEM_KWARGS_KEY, MessageConverter } from '../convert/index.js';
 import { answerText } from '../model/chat-model-complete.js';
+import { providerUsageOfMessage } from '../model/chat-model-usage.js';
 import {
   type ContextOptions,
   createContext,
@@ -268,21 +270,91 @@ export class ContextChatMemory extends BaseChatMemory {
     messages: BaseMessage[];
     result: PrepareResult;
   }> {
-    const { context, converter } = this[SHARED];
-    // A copy: the chat history's own array is never touched.
-    const original = [...(await this.chatHistory.getMessages())];
-    const reserved = reservedTokens ?? this.lastReservedTokens ?? this.templateTokens;
-    const result = await context.manager.prepare(converter.fromLangChain(original), {
-      scope: this.scope,
+    const { context } = this[SHARED];
+    const { messages, options } = await this.request({
       ...(abortSignal ? { abortSignal } : {}),
-      reservedTokens: reserved,
-      ...(this.maxOutputTokens === undefined ? {} : { maxOutputTokens: this.maxOutputTokens }),
+      ...(reservedTokens === undefined ? {} : { reservedTokens }),
     });
-    const messages = this.returnMessages ? withoutLeadingSummary(result.messages) : result.messages;
-    return { messages: converter.toLangChain(messages), result };
+    const result = await context.manager.prepare(messages, options);
+    return { messages: this.promptMessages(result), result };
   }
 
-  async loadMemoryVariables(values: InputValues): Promise<MemoryVariables> {
+  /**
+   * Runs one model call with this memory's variables (those `loadMemoryVariables` returns for
+   * `values`), recovering once when the provider rejects the call as too long: the history is
+   * prepared again, smaller (see `ContextManager.callModel`), and `call` runs once more with the
+   * new variables; a second rejection throws `ContextOverflowError`. When `call` returns a chat
+   * model's message, its `usage_metadata.input_tokens` teaches the manager the provider's count.
+   * Save the exchange with `saveContext` as usual.
+   *
+   * @example
+   * const answer = await memory.callModel({ input }, (variables) => chain.invoke({ input, ...variables }));
+   * await memory.saveContext({ input }, { output: answer });
+   */
+  async callModel<Output>(
+    values: InputValues,
+    call: (variables: MemoryVariables) => Promise<Output>,
+    { abortSignal }: { abortSignal?: AbortSignal } = {},
+  ): Promise<Output> {
+    const { context } = this[SHARED];
+    const { memoriesValue, reservedTokens } = await this.templateParts(values);
+    this.lastReservedTokens = reservedTokens;
+    const { messages, options } = await this.request({
+      reservedTokens,
+      ...(abortSignal ? { abortSignal } : {}),
+    });
+    return context.manager.callModel({
+      messages,
+      options,
+      send: (result) => call(this.variablesOf(this.promptMessages(result), memoriesValue)),
+      usage: providerUsageOfMessage,
+    });
+  }
+
+  /** The chat history as ctxmem's messages, and how it is prepared. */
+  private async request({
+    abortSignal,
+    reservedTokens,
+  }: {
+    abortSignal?: AbortSignal;
+    reservedTokens?: number;
+  }): Promise<{ messages: Message[]; options: PrepareOptions }> {
+    const { converter } = this[SHARED];
+    // A copy: the chat history's own array is never touched (`slice` keeps holes, to be named).
+    const original = (await this.chatHistory.getMessages()).slice();
+    const reserved = reservedTokens ?? this.lastReservedTokens ?? this.templateTokens;
+    return {
+      messages: converter.fromLangChain(original),
+      options: {
+        scope: this.scope,
+        ...(abortSignal ? { abortSignal } : {}),
+        reservedTokens: reserved,
+        ...(this.maxOutputTokens === undefined ? {} : { maxOutputTokens: this.maxOutputTokens }),
+      },
+    };
+  }
+
+  /** A prepared history as LangChain messages (the leading summary as a message when needed). */
+  private promptMessages(result: PrepareResult): BaseMessage[] {
+    const { converter } = this[SHARED];
+    const messages = this.returnMessages ? withoutLeadingSummary(result.messages) : result.messages;
+    return converter.toLangChain(messages);
+  }
+
+  private variablesOf(messages: BaseMessage[], memoriesValue: unknown): MemoryVariables {
+    const variables: MemoryVariables = {
+      [this.memoryKey]: this.returnMessages
+        ? messages
+        : getBufferString(messages, this.humanPrefix, this.aiPrefix),
+    };
+    if (this[SHARED].context.search) variables[this.memoriesKey] = memoriesValue;
+    return variables;
+  }
+
+  /** The memories for `values` and what the prompt adds around the history, in tokens. */
+  private async templateParts(
+    values: InputValues,
+  ): Promise<{ memoriesValue: unknown; reservedTokens: number }> {
     const { context, converter } = this[SHARED];
     const counter = context.manager.counter;
     const input = this.inputText(values);
@@ -314,15 +386,14 @@ export class ContextChatMemory extends BaseChatMemory {
         (input === '' ? 0 : counter.countMessage({ role: 'user', content: input })) +
         (memories ? counter.countMessage({ role: 'user', content: memories.text }) : 0);
     }
+    return { memoriesValue, reservedTokens };
+  }
+
+  async loadMemoryVariables(values: InputValues): Promise<MemoryVariables> {
+    const { memoriesValue, reservedTokens } = await this.templateParts(values);
     this.lastReservedTokens = reservedTokens;
     const { messages } = await this.prepare({ reservedTokens });
-    const variables: MemoryVariables = {
-      [this.memoryKey]: this.returnMessages
-        ? messages
-        : getBufferString(messages, this.humanPrefix, this.aiPrefix),
-    };
-    if (context.search) variables[this.memoriesKey] = memoriesValue;
-    return variables;
+    return this.variablesOf(messages, memoriesValue);
   }
 
   /** Appends the input and the output (text or whole messages, tool calls included), then compacts when triggered. */

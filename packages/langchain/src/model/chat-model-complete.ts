@@ -1,5 +1,11 @@
-import { type CompleteFn, type CompleteRequest, InvalidArgumentError } from '@ctxmem/core';
+import {
+  type CompleteFn,
+  type CompleteRequest,
+  type CompleteResult,
+  InvalidArgumentError,
+} from '@ctxmem/core';
 import { type BaseMessage, HumanMessage, SystemMessage } from '@langchain/core/messages';
+import { chatModelId } from './chat-model-settings.js';
 
 /**
  * The part of a LangChain chat model that ctxmem calls: any `BaseChatModel` is one, and so is a
@@ -52,8 +58,8 @@ export function answerText(message: BaseMessage): string {
 /**
  * A `CompleteFn` (what ctxmem's model summarizer and memory flush call) over any LangChain chat
  * model: the system prompt and the request go in as a `SystemMessage` and a `HumanMessage`, the
- * answer's text comes back. The call honours `abortSignal` and is tagged so that LangGraph does not
- * stream it.
+ * answer's text comes back (with the model id and token usage, when known, for ctxmem's
+ * telemetry). The call honours `abortSignal` and is tagged so that LangGraph does not stream it.
  */
 export function chatModelComplete(
   model: ChatModelLike,
@@ -75,7 +81,30 @@ export function chatModelComplete(
     });
     const finishReason = finishReasonOf(answer);
     const text = answerText(answer);
-    return finishReason === undefined ? { text } : { text, finishReason };
+    const usage = usageOf(answer);
+    const id = chatModelId(model);
+    return {
+      text,
+      ...(finishReason === undefined ? {} : { finishReason }),
+      ...(id === undefined ? {} : { model: id }),
+      ...(usage ? { usage } : {}),
+    };
+  };
+}
+
+/** The token counts of a LangChain answer (`usage_metadata`), when the provider reported them. */
+function usageOf(message: unknown): CompleteResult['usage'] {
+  const metadata = (
+    message as { usage_metadata?: { input_tokens?: unknown; output_tokens?: unknown } }
+  ).usage_metadata;
+  const count = (value: unknown) =>
+    typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
+  const input = count(metadata?.input_tokens);
+  const output = count(metadata?.output_tokens);
+  if (input === undefined && output === undefined) return undefined;
+  return {
+    ...(input === undefined ? {} : { inputTokens: input }),
+    ...(output === undefined ? {} : { outputTokens: output }),
   };
 }
 

@@ -45,6 +45,25 @@ describe('chatModelComplete', () => {
     });
   });
 
+  it('reports the model id and the provider’s token usage, for telemetry', async () => {
+    const model = {
+      model: 'gpt-4o-mini',
+      async invoke() {
+        return new AIMessage({
+          content: 'summary',
+          response_metadata: { finish_reason: 'stop' },
+          usage_metadata: { input_tokens: 120, output_tokens: 30, total_tokens: 150 },
+        });
+      },
+    };
+    expect(await chatModelComplete(model)({ prompt: 'x' })).toEqual({
+      text: 'summary',
+      finishReason: 'stop',
+      model: 'gpt-4o-mini',
+      usage: { inputTokens: 120, outputTokens: 30 },
+    });
+  });
+
   it('stops before calling an aborted model and rejects what is not a chat model', async () => {
     const model = new ScriptedChatModel(() => 'never');
     const controller = new AbortController();

@@ -1,3 +1,4 @@
+export { type AnthropicMemoryToolOptions, anthropicMemoryTool } from './anthropic-memory-tool.js';
 export {
   type MemoryToolName,
   type MemoryToolRuntime,

@@ -7,7 +7,7 @@ import type {
   UserContentPart,
 } from '../../contracts/index.js';
 import { InvalidMessageError, UnsupportedFormatError } from '../../errors/index.js';
-import { isPlainObject } from '../json-values.js';
+import { checkJsonValue, isPlainObject } from '../json-values.js';
 import { ANTHROPIC_OPTIONS_KEY, type Block, extraOf, withExtra } from './anthropic-marker.js';
 
 function blocksOf(content: unknown, path: string): Block[] {
@@ -83,9 +83,14 @@ function toolResultOutput(block: Block, path: string): ToolResultOutput {
  * system becomes leading `system` messages, `tool_result` blocks become `tool` messages (tool names
  * come from the matching `tool_use`), `thinking` becomes reasoning. Throws `InvalidMessageError`
  * naming the path for malformed messages and `UnsupportedFormatError` for block types ctxmem
- * cannot represent (server tool results, for example).
+ * cannot represent (server tool results, for example). A body is JSON: a value JSON cannot hold
+ * (a cycle, a BigInt, a function, a hole) is an `InvalidMessageError` at its path too.
  */
 export function fromAnthropicMessages(body: { system?: unknown; messages: unknown }): Message[] {
+  // Fields the converter does not read are carried along: checked up front, where the input
+  // paths are known, so that a cycle fails here and not when the prompt is sent.
+  if (body.system !== undefined) checkJsonValue(body.system, 'system');
+  if (Array.isArray(body.messages)) checkJsonValue(body.messages, 'messages');
   const result: Message[] = [];
   if (body.system !== undefined) {
     for (const [index, block] of blocksOf(body.system, 'system').entries()) {

@@ -20,7 +20,7 @@ import {
   requireObject,
   requireString,
 } from '../converter-fields.js';
-import { describeValue } from '../json-values.js';
+import { checkJsonValue, describeValue } from '../json-values.js';
 import { fail } from '../message-shape.js';
 import {
   audioFormat,
@@ -36,12 +36,15 @@ import { defaultFileField, imageUrlOf } from './to-openai-chat.js';
  * `system`, every tool message becomes one core tool message whose `toolName` comes from the
  * preceding call (empty when no call has that id), `arguments` are parsed into `input` (kept as
  * the raw string when they do not parse). Throws `InvalidMessageError` with the path of the first
- * malformed field, and for the deprecated `function` role.
+ * malformed field, and for the deprecated `function` role. Messages are JSON: a value JSON cannot
+ * hold (a cycle, a BigInt, a function, a hole) is an `InvalidMessageError` at its path too.
  */
 export function fromOpenAIChat(input: unknown): Message[] {
   if (!Array.isArray(input)) {
     fail('messages', `expected an array of messages, got ${describeValue(input)}`);
   }
+  // Unknown fields are carried along: checked up front, where the input paths are known.
+  checkJsonValue(input, 'messages');
   const toolNames = new Map<string, string>();
   return input.map((value, index) => {
     const path = `messages[${index}]`;

@@ -19,6 +19,7 @@ import {
   requireString,
 } from '../converter-fields.js';
 import {
+  checkJsonValue,
   describeValue,
   exceedsJsonDepth,
   isPlainObject,
@@ -31,7 +32,8 @@ import { type Item, type Marker, withMarker } from './openai-responses-marker.js
  * Converts a Responses body's `instructions` and `input` to ctxmem messages. `input` may be a
  * string (one user message) or an array of items. Throws `InvalidMessageError` with the path of
  * the first malformed field (`input[3].call_id`) and `UnsupportedFormatError` naming item types
- * ctxmem cannot represent.
+ * ctxmem cannot represent. A body is JSON: a value JSON cannot hold (a cycle, a BigInt, a
+ * function, a hole) is an `InvalidMessageError` at its path too.
  */
 export function fromOpenAIResponses(body: { instructions?: unknown; input: unknown }): Message[] {
   const result: Message[] = [];
@@ -50,6 +52,8 @@ export function fromOpenAIResponses(body: { instructions?: unknown; input: unkno
   if (!Array.isArray(input)) {
     fail('input', `expected a string or an array of items, got ${describeValue(input)}`);
   }
+  // Unknown fields are carried along: checked up front, where the input paths are known.
+  checkJsonValue(input, 'input');
   const toolNames = new Map<string, string>();
   // The assistant message (or tool message) that consecutive items of its side are gathered in.
   let assistant: AssistantContentPart[] | undefined;

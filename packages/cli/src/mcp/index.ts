@@ -1,0 +1,1 @@
+export { runMcpCommand } from './mcp-command.js';
