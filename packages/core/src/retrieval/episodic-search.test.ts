@@ -97,6 +97,27 @@ describe('createMemorySearch with episodes', () => {
       expect(await ratio('Who painted by the lake, Lee?')).toBeCloseTo(1, 10);
     });
 
+    it('boosts the speaker the query is about: the one named first, and those joined by "and"', async () => {
+      const lee = 'Dr Lee: Painting by the lake helps many patients.';
+      const samantha = 'Samantha: I painted a sunrise with my kids.';
+      const ratios = async (question: string) => {
+        const boosted = await scoresFor(episodes, question, {
+          sequenceContext: { speakerBoost: 3 },
+        });
+        const plain = await scoresFor(episodes, question, { sequenceContext: { speakerBoost: 0 } });
+        return [lee, samantha].map((content) => boosted.get(content)! / plain.get(content)!);
+      };
+      const [leeFor, samanthaFor] = await ratios('What did Samantha paint by the lake for Dr Lee?');
+      expect(leeFor).toBeCloseTo(1, 10);
+      expect(samanthaFor).toBeCloseTo(4, 10);
+      const [leeTold, samanthaTold] = await ratios('What did Dr Lee tell Samantha about the lake?');
+      expect(leeTold).toBeCloseTo(4, 10);
+      expect(samanthaTold).toBeCloseTo(1, 10);
+      const [leeBoth, samanthaBoth] = await ratios('Where do Samantha and Dr Lee paint the lake?');
+      expect(leeBoth).toBeCloseTo(4, 10);
+      expect(samanthaBoth).toBeCloseTo(4, 10);
+    });
+
     it('leaves self-contained cards alone', async () => {
       const facts = episodes.map((draft): MemoryCardDraft => ({ ...draft, type: 'fact' }));
       expect(await scoresFor(facts, query)).toEqual(

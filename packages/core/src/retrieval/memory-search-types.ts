@@ -148,9 +148,11 @@ export interface MemorySearchOptions {
    * left out by default because their neighbours are unrelated: on LoCoMo's turns added as such
    * cards in a shuffled order, passing context cost 0.04 of hit@5.
    *
-   * A record that starts with a speaker label ("Samantha: …") and a query that names that speaker
+   * A record that starts with a speaker label ("Samantha: …") and a query about that speaker
    * ("What did Samantha paint?") get the score multiplied by `1 + speakerBoost`: a question about
-   * someone is most often answered by what they said.
+   * someone is most often answered by what they said. The query is about the speaker it names
+   * first, and those joined to them by "and": "What did Nate make for Joanna?" is about Nate,
+   * "How do Jon and Gina relax?" about both.
    *
    * `weight`, `questionWeight` and `backwardWeight` follow the embedder's `kind`, as the fusion
    * `weights` do: each pair was chosen by leave-one-conversation-out cross-validation on LoCoMo

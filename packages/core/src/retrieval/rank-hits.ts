@@ -124,9 +124,10 @@ export function rankHits(
     settings.dates && settings.dates.timeQuestionBoost > 0 && isTimeQuestion(query)
       ? 1 + settings.dates.timeQuestionBoost
       : 1;
-  // A question that names who said something: that speaker's records are more likely its answer.
+  // A question about someone: what they said is more likely its answer.
   const speakerBoost = settings.context?.speakerBoost ?? 0;
-  const saidByNamed = speakerBoost > 0 ? speakerMatcher(query) : undefined;
+  const saidByNamed =
+    speakerBoost > 0 ? speakerMatcher(query, sequenceTexts(state, scores, settings)) : undefined;
   let ranked: RetrievedMemory[] = [];
   for (const [id, fused] of scores) {
     const entry = state.entries.get(id);
@@ -178,6 +179,18 @@ export function rankHits(
     });
   }
   return ranked.slice(0, topK);
+}
+
+/** The texts of the candidates that belong to the sequence, whose speakers `speakerBoost` reads. */
+function* sequenceTexts(
+  state: ScopeState,
+  scores: ReadonlyMap<string, number>,
+  settings: SearchSettings,
+): Iterable<string> {
+  for (const id of scores.keys()) {
+    const entry = state.entries.get(id);
+    if (entry && settings.context!.types.has(entry.card.type)) yield entry.text;
+  }
 }
 
 function dot(left: Float32Array, right: Float32Array): number {

@@ -110,20 +110,52 @@ describe('passOnContext', () => {
 });
 
 describe('speakerMatcher', () => {
+  const records = [
+    'Samantha: I painted a sunrise.',
+    'Dr Lee: Thanks for the painting.',
+    'Ana: I painted too.',
+    'Dr Smith Lee: Hello.',
+    'I painted a sunrise for Samantha.',
+  ];
+
   it('matches a record whose every label word the query names, whatever the case', () => {
-    const saidBy = speakerMatcher("What did samantha paint for Dr Lee's office?");
+    const saidBy = speakerMatcher("What did samantha paint for the office's lake?", records);
     expect(saidBy('Samantha: I painted a sunrise.')).toBe(true);
-    expect(saidBy('Dr Lee: Thanks for the painting.')).toBe(true);
+    expect(saidBy('SAMANTHA: Another one.')).toBe(true);
     expect(saidBy('Ana: I painted too.')).toBe(false);
-    expect(saidBy('Dr Smith Lee: Hello.')).toBe(false);
+    const lee = speakerMatcher('What did Dr Lee say?', records);
+    expect(lee('Dr Lee: Thanks for the painting.')).toBe(true);
+    expect(lee('Dr Smith Lee: Hello.')).toBe(false);
     // No label, a label that is not at the start, or too long to be a name: nothing.
     expect(saidBy('I painted a sunrise for Samantha.')).toBe(false);
     expect(saidBy('Note from Samantha: hello')).toBe(false);
-    expect(
-      speakerMatcher('samantha paint what did the office for')(
-        'Samantha paint what did the office for: x',
-      ),
-    ).toBe(false);
-    expect(speakerMatcher('?')('Samantha: hi')).toBe(false);
+    const long = 'Samantha paint what did the office for: x';
+    expect(speakerMatcher('samantha paint what did the office for', [long])(long)).toBe(false);
+    expect(speakerMatcher('?', records)('Samantha: hi')).toBe(false);
+  });
+
+  it('matches the speaker the query names first, and those joined to them by "and"', () => {
+    // Who it was done for is named later: the question is about Samantha.
+    const forLee = speakerMatcher("What did Samantha paint for Dr Lee's office?", records);
+    expect(forLee('Samantha: I painted a sunrise.')).toBe(true);
+    expect(forLee('Dr Lee: Thanks for the painting.')).toBe(false);
+    // Order in the query, not in the records.
+    const aboutLee = speakerMatcher('What did Dr Lee tell Samantha?', records);
+    expect(aboutLee('Dr Lee: Thanks for the painting.')).toBe(true);
+    expect(aboutLee('Samantha: I painted a sunrise.')).toBe(false);
+    for (const query of [
+      'How do Samantha and Ana relax?',
+      "What are Samantha's and Ana's hobbies?",
+    ]) {
+      const both = speakerMatcher(query, records);
+      expect(both('Samantha: I painted a sunrise.')).toBe(true);
+      expect(both('Ana: I painted too.')).toBe(true);
+      expect(both('Dr Lee: Thanks for the painting.')).toBe(false);
+    }
+    const withAna = speakerMatcher('What did Samantha paint with Ana?', records);
+    expect(withAna('Ana: I painted too.')).toBe(false);
+    // A name that is no candidate's speaker does not take the subject's place.
+    const nobody = speakerMatcher('What did Bo say to Samantha?', records);
+    expect(nobody('Samantha: I painted a sunrise.')).toBe(true);
   });
 });
