@@ -61,6 +61,7 @@ export type {
   CtxmemEvent,
   CtxmemMessageKind,
   CtxmemMessageMetadata,
+  CustomPart,
   DataContent,
   Embedder,
   EmbedderKind,

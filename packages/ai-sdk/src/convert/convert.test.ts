@@ -455,4 +455,19 @@ describe('V3 prompt ⇄ core messages', () => {
       },
     ]);
   });
+
+  it('leaves out custom parts, which AI SDK 6 prompts cannot hold', () => {
+    // A history written by an AI SDK 7 stream (`anthropic.message_start`), sent to an AI SDK 6 model.
+    expect(
+      toV3Prompt([
+        {
+          role: 'assistant',
+          content: [
+            { type: 'custom', kind: 'anthropic.message_start', providerOptions: { anthropic: {} } },
+            { type: 'text', text: 'hi' },
+          ],
+        },
+      ]),
+    ).toEqual([{ role: 'assistant', content: [{ type: 'text', text: 'hi' }] }]);
+  });
 });

@@ -129,6 +129,11 @@ function toMessage(message: Message, version: PromptVersion): V4Message | V3Mess
       parts[index] = converted;
     }
   }
+  // AI SDK 6 prompts have no custom parts (provider records such as `anthropic.message_start`
+  // from an AI SDK 7 stream): an AI SDK 6 model gets the message without them.
+  if (version === 'v3' && content.some((part) => part.type === 'custom')) {
+    parts = (parts ?? content).filter((part) => part.type !== 'custom');
+  }
   if (!parts && bare) return message as unknown as V4Message;
   return { ...base, content: parts ?? content } as unknown as V4Message;
 }

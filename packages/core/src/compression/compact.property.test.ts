@@ -15,52 +15,61 @@ import { createScriptedSummarizer } from './test-helpers.js';
 import { deepFreeze } from './test-messages.js';
 
 /** Histories with parallel tool calls, huge outputs, CJK, images, pastes and mid-history system notes. */
-const history = fc
-  .tuple(
-    arbitraryMessages({
-      maxMessages: 40,
-      withTools: true,
-      withImages: true,
-      withCjk: true,
-      withHugeOutputs: true,
-    }),
-    fc.option(fc.nat(), { nil: undefined }),
-    fc.option(fc.tuple(fc.nat(), fc.integer({ min: 6_000, max: 30_000 })), { nil: undefined }),
-  )
-  .map(([messages, systemAt, paste]) => {
-    const result = [...messages];
-    const newest = lastUserIndex(result);
-    const userIndexes = result
-      .map((message, index) => (message.role === 'user' && index < newest ? index : -1))
-      .filter((index) => index > 0);
-    if (systemAt !== undefined && userIndexes.length > 0) {
-      const at = userIndexes[systemAt % userIndexes.length]!;
-      result.splice(at, 0, { role: 'system', content: 'Note: the user switched to metric units.' });
-    }
-    const olderUsers = result
-      .map((message, index) =>
-        message.role === 'user' && index < lastUserIndex(result) ? index : -1,
-      )
-      .filter((index) => index >= 0);
-    if (paste && olderUsers.length > 0) {
-      const at = olderUsers[paste[0] % olderUsers.length]!;
-      result[at] = {
-        role: 'user',
-        content: `Here is my log:\n${'日志 line ok\n'.repeat(paste[1] / 12)}`,
-      };
-    }
-    return deepFreeze(result);
-  });
+const historyOf = (options: { withOpaqueParts: boolean }) =>
+  fc
+    .tuple(
+      arbitraryMessages({
+        maxMessages: 40,
+        withTools: true,
+        withImages: true,
+        withCjk: true,
+        withHugeOutputs: true,
+        ...options,
+      }),
+      fc.option(fc.nat(), { nil: undefined }),
+      fc.option(fc.tuple(fc.nat(), fc.integer({ min: 6_000, max: 30_000 })), { nil: undefined }),
+    )
+    .map(([messages, systemAt, paste]) => {
+      const result = [...messages];
+      const newest = lastUserIndex(result);
+      const userIndexes = result
+        .map((message, index) => (message.role === 'user' && index < newest ? index : -1))
+        .filter((index) => index > 0);
+      if (systemAt !== undefined && userIndexes.length > 0) {
+        const at = userIndexes[systemAt % userIndexes.length]!;
+        result.splice(at, 0, {
+          role: 'system',
+          content: 'Note: the user switched to metric units.',
+        });
+      }
+      const olderUsers = result
+        .map((message, index) =>
+          message.role === 'user' && index < lastUserIndex(result) ? index : -1,
+        )
+        .filter((index) => index >= 0);
+      if (paste && olderUsers.length > 0) {
+        const at = olderUsers[paste[0] % olderUsers.length]!;
+        result[at] = {
+          role: 'user',
+          content: `Here is my log:\n${'日志 line ok\n'.repeat(paste[1] / 12)}`,
+        };
+      }
+      return deepFreeze(result);
+    });
 
-const scenario = fc.record({
-  messages: history,
-  /** Budget as a share of the prompt's size (can be below what the prompt minimally needs). */
-  budgetShare: fc.double({ min: 0.02, max: 1.2, noNaN: true }),
-  targetShare: fc.double({ min: 0.3, max: 1, noNaN: true }),
-  history: fc.constantFrom<HistoryMode>('compressed', 'recent-only', 'summary-only'),
-  force: fc.boolean(),
-  failingSummarizer: fc.boolean(),
-});
+const history = historyOf({ withOpaqueParts: false });
+
+const scenarioOf = (messages: fc.Arbitrary<Message[]>) =>
+  fc.record({
+    messages,
+    /** Budget as a share of the prompt's size (can be below what the prompt minimally needs). */
+    budgetShare: fc.double({ min: 0.02, max: 1.2, noNaN: true }),
+    targetShare: fc.double({ min: 0.3, max: 1, noNaN: true }),
+    history: fc.constantFrom<HistoryMode>('compressed', 'recent-only', 'summary-only'),
+    force: fc.boolean(),
+    failingSummarizer: fc.boolean(),
+  });
+const scenario = scenarioOf(history);
 
 function minimalTokens(messages: readonly Message[], counter: TokenCounter): number {
   const newest = lastUserIndex(messages);
@@ -149,6 +158,16 @@ describe('compact (properties)', () => {
     const counter = createEstimateCounter();
     await fc.assert(
       fc.asyncProperty(scenario, (input) => run(input, counter)),
+      { numRuns: 150 },
+    );
+  });
+
+  it('keeps opaque parts whole and in order (signed reasoning, compactions, custom parts)', async () => {
+    const counter = createEstimateCounter();
+    await fc.assert(
+      fc.asyncProperty(scenarioOf(historyOf({ withOpaqueParts: true })), (input) =>
+        run(input, counter),
+      ),
       { numRuns: 150 },
     );
   });

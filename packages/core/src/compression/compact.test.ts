@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { CtxmemEvent, Message, StructuredSummary } from '../contracts/index.js';
+import type {
+  AssistantContentPart,
+  CtxmemEvent,
+  Message,
+  StructuredSummary,
+} from '../contracts/index.js';
 import { BudgetExceededError, InvalidArgumentError, InvalidMessageError } from '../errors/index.js';
 import { checkToolPairing } from '../messages/index.js';
 import { emptySections, renderSummary } from '../summarize/index.js';
@@ -394,5 +399,100 @@ describe('compact', () => {
     await expect(compact(session(), options(overrides))).rejects.toSatisfy(
       (error: unknown) => InvalidArgumentError.isInstance(error) && error.argument === argument,
     );
+  });
+});
+
+describe('compact with opaque parts', () => {
+  const signed = (text: string, signature: string): AssistantContentPart => ({
+    type: 'reasoning',
+    text,
+    providerOptions: { anthropic: { signature } },
+  });
+  const compaction: AssistantContentPart = {
+    type: 'text',
+    text: 'Summary of the first tasks: the port is 8080.',
+    providerOptions: { anthropic: { type: 'compaction' } },
+  };
+
+  /** Six rounds; the provider compacted in round 2 (its answer starts with a compaction block). */
+  function compactedSession(): Message[] {
+    const messages: Message[] = [system('You are a coding agent.')];
+    for (let round = 1; round <= 6; round++) {
+      messages.push(user(`task ${round}: ${filler(300, `task${round}`)}`));
+      for (let step = 1; step <= 3; step++) {
+        const id = `r${round}s${step}`;
+        messages.push(
+          assistant([
+            signed(filler(2_000, `think${id}`), `sig-${id}`),
+            { type: 'tool-call', toolCallId: id, toolName: 'read_file', input: { path: id } },
+          ]),
+        );
+        messages.push(results({ id, output: filler(1_500, id) }));
+      }
+      messages.push(
+        assistant(round === 2 ? [compaction, { type: 'text', text: 'done 2' }] : `done ${round}`),
+      );
+    }
+    messages.push(user('Now fix the failing test.'));
+    messages.push(
+      assistant([
+        signed(filler(3_000, 'think-now-1'), 'sig-now-1'),
+        { type: 'tool-call', toolCallId: 'now1', toolName: 'run_tests', input: {} },
+      ]),
+    );
+    messages.push(results({ id: 'now1', name: 'run_tests', output: filler(6_000, 'log1') }));
+    messages.push(
+      assistant([
+        signed(filler(3_000, 'think-now-2'), 'sig-now-2'),
+        { type: 'tool-call', toolCallId: 'now2', toolName: 'run_tests', input: {} },
+      ]),
+    );
+    messages.push(results({ id: 'now2', name: 'run_tests', output: filler(6_000, 'log2') }));
+    return deepFreeze(messages);
+  }
+
+  it('never edits signed reasoning and keeps the round of the newest provider compaction', async () => {
+    const messages = compactedSession();
+    const total = counter.countMessages(messages);
+    const budgetTokens = Math.floor(total * 0.8);
+    // The target asks for more than the rounds before the compaction can give.
+    const targetTokens = Math.floor(total * 0.3);
+    const result = await compact(
+      messages,
+      options({ budgetTokens, targetTokens, settings: { minMessagesToKeep: 0 } }),
+    );
+    expect(checkCompactionInvariants(messages, result.messages, { budgetTokens, counter })).toEqual(
+      [],
+    );
+    const json = JSON.stringify(result.messages.filter((message) => !message.ctxmem));
+    expect(result.report.strategies.map((report) => report.strategy)).toContain('summarize-rounds');
+    // The compaction's round is kept (its user message, the compaction itself); rounds before it went.
+    expect(json).toContain('Summary of the first tasks');
+    expect(json).toContain('task 2:');
+    expect(json).not.toContain('task 1:');
+    // The current round's reasoning is signed: kept whole, signature and all, in both steps.
+    for (const id of ['now-1', 'now-2']) {
+      expect(result.messages).toContainEqual(
+        expect.objectContaining({
+          content: expect.arrayContaining([signed(filler(3_000, `think-${id}`), `sig-${id}`)]),
+        }),
+      );
+    }
+  });
+
+  it('lets the budget guard drop the compaction round rather than fail the call', async () => {
+    const messages = compactedSession();
+    const minimal = counter.countMessages([messages[0]!, ...messages.slice(-5)]);
+    const budgetTokens = minimal + 200;
+    const result = await compact(
+      messages,
+      options({
+        budgetTokens,
+        targetTokens: budgetTokens,
+        summarizer: createScriptedSummarizer({ fail: () => true }),
+      }),
+    );
+    expect(counter.countMessages(result.messages)).toBeLessThanOrEqual(budgetTokens);
+    expect(JSON.stringify(result.messages)).not.toContain('Summary of the first tasks');
   });
 });

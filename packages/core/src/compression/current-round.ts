@@ -6,7 +6,7 @@ import type {
   ToolResultOutput,
   ToolResultPart,
 } from '../contracts/index.js';
-import { lastUserIndex, toolOutputText, toolResultsOf } from '../messages/index.js';
+import { isOpaquePart, lastUserIndex, toolOutputText, toolResultsOf } from '../messages/index.js';
 import { RELOAD_TOOL_NAME, reloadHint } from './offload-preview.js';
 import { runStrategy } from './strategy-report.js';
 import { headAndTail, headOf } from './text.js';
@@ -56,11 +56,17 @@ function compressResults(message: Message, id: string, previewChars: number): Me
   return message;
 }
 
+/** Reasoning the current round may shorten: long, and plain text (no provider data to keep). */
+function isShortenable(part: AssistantContentPart, previewChars: number): boolean {
+  return part.type === 'reasoning' && part.text.length > previewChars && !isOpaquePart(part);
+}
+
 function shrinkReasoning(message: Message, id: string, previewChars: number): Message {
   if (message.role !== 'assistant' || typeof message.content === 'string') return message;
   const content: AssistantContentPart[] = message.content.map((part) =>
-    part.type === 'reasoning' && part.text.length > previewChars
-      ? // The provider's signature no longer matches shortened reasoning, so it is dropped.
+    part.type === 'reasoning' && isShortenable(part, previewChars)
+      ? // Signed or encrypted reasoning is opaque and never reaches here: providers reject it
+        // edited, and some reject the calls after it when it is missing.
         {
           type: 'reasoning',
           text: `${headOf(part.text, previewChars)}\n[Reasoning shortened; full: ${reloadHint(id)}]`,
@@ -85,8 +91,8 @@ interface Replacement {
 
 /**
  * Strategy e, the current round: compresses the current round (everything after the newest
- * user message, which is never touched). Old reasoning (every assistant message's but the last
- * one's) is shortened first; then large tool results, largest first, become head/tail excerpts.
+ * user message, which is never touched). Old plain reasoning (every assistant message's but the
+ * last one's; opaque reasoning, signed or encrypted, is kept whole) is shortened first; then large tool results, largest first, become head/tail excerpts.
  * Every assistant tool call keeps its id, name and arguments and every result keeps its pairing;
  * originals go to the offload store and the excerpts say how to reload them. Stops once at or
  * under target.
@@ -155,7 +161,7 @@ function planCurrentRound(
       index !== lastAssistant &&
       message.role === 'assistant' &&
       typeof message.content !== 'string' &&
-      message.content.some((part) => part.type === 'reasoning' && part.text.length > previewChars)
+      message.content.some((part) => isShortenable(part, previewChars))
     ) {
       reasoning.push({ index, transform: shrinkReasoning });
     }

@@ -10,7 +10,7 @@ import type {
   ToolResultPart,
 } from '../contracts/index.js';
 import { BudgetExceededError } from '../errors/index.js';
-import { isPairSafeCut, lastUserIndex, toolOutputText } from '../messages/index.js';
+import { isOpaquePart, isPairSafeCut, lastUserIndex, toolOutputText } from '../messages/index.js';
 import { fitSummary, SUMMARY_HEADING } from '../summarize/index.js';
 import { isSummaryMessage, promptLayout, summaryMessage, withLeadingBlock } from './layout.js';
 import { reloadHint, shrinkToolCall } from './offload-preview.js';
@@ -133,7 +133,8 @@ const dropHistory: StepRun = async (state, tokens, context) => {
   const current =
     messages.length === state.messages.length ? tokens : context.counter.countMessages(messages);
   const layout = promptLayout(messages);
-  const cuts = historyCuts(messages, layout);
+  // The last resort before failing the call: a provider's compaction may go with its round.
+  const cuts = historyCuts(messages, layout, { keepProviderCompaction: false });
   if (cuts.length === 0) {
     return messages.length === state.messages.length
       ? undefined
@@ -199,6 +200,12 @@ function squeezed(message: Message, id: string, previewChars: number): Message |
   }
   const content: AssistantContentPart[] = [];
   for (const part of message.content) {
+    // Opaque parts stay whole: a provider rejects signed reasoning that is edited, and the calls
+    // of a step whose reasoning is missing.
+    if (isOpaquePart(part)) {
+      content.push(part);
+      continue;
+    }
     switch (part.type) {
       case 'text':
         content.push({ type: 'text', text: headOf(part.text, previewChars) });

@@ -1,3 +1,5 @@
+// What a custom strategy must keep whole (see `isOpaquePart`).
+export { isOpaquePart, isProviderCompaction } from '../messages/index.js';
 export { type CompactOptions, type CompactResult, compact } from './compact.js';
 export { currentRoundStrategy } from './current-round.js';
 export { recentOnlyStrategy, summaryOnlyStrategy } from './history-strategies.js';

@@ -7,7 +7,7 @@ import type {
   ToolResultOutput,
   ToolResultPart,
 } from '../contracts/index.js';
-import { messageText, toolOutputText } from '../messages/index.js';
+import { isOpaquePart, messageText, toolOutputText } from '../messages/index.js';
 import { headOf, inputJson, quoteAsData } from './text.js';
 
 /** The tool that brings offloaded content back (see the `tools/` module). */
@@ -103,11 +103,16 @@ export function toPreviewMessage(
         return { ...message, content: previewNote(message.content, id, previewChars), ctxmem };
       }
       // Text, reasoning and binary parts fold into one preview; calls, results and approval
-      // requests stay as parts so that every pairing survives.
+      // requests stay as parts so that every pairing survives, and opaque parts (signed
+      // reasoning, provider compactions, custom parts) stay whole and in place.
       const prose: string[] = [];
       const kept: AssistantContentPart[] = [];
       let previewAt = -1;
       for (const part of message.content) {
+        if (isOpaquePart(part)) {
+          kept.push(part);
+          continue;
+        }
         switch (part.type) {
           case 'text':
           case 'reasoning':

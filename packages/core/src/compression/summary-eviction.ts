@@ -7,7 +7,7 @@ import type {
   SummarizerFallback,
 } from '../contracts/index.js';
 import { summarizerFailureOf } from '../errors/index.js';
-import { isPairSafeCut, splitRounds } from '../messages/index.js';
+import { isPairSafeCut, newestProviderCompaction, splitRounds } from '../messages/index.js';
 import { fitSummary, parseRenderedSummary } from '../summarize/index.js';
 import { currentRoundSavings } from './current-round.js';
 import { isSummaryMessage, type PromptLayout, summaryMessage, withLeadingBlock } from './layout.js';
@@ -25,10 +25,23 @@ export function currentSummary(state: CompressionState): StructuredSummary | und
  * Where history may be cut: the start of each round after the first (a user message, so the
  * first kept message is a user message) and the start of the current round, pair-safe only.
  * Ascending, so a larger cut evicts more.
+ *
+ * A provider's compaction (Anthropic's `compaction` block, an OpenAI compaction item) is the
+ * provider's own summary of everything before it, which it reads instead of that history: the
+ * round holding the newest one is never evicted, so cuts stop at its start. The rounds before it
+ * are compacted as usual. `keepProviderCompaction: false` lifts this, for the budget guard's last
+ * resort before failing a call.
  */
-export function historyCuts(messages: readonly Message[], layout: PromptLayout): number[] {
+export function historyCuts(
+  messages: readonly Message[],
+  layout: PromptLayout,
+  { keepProviderCompaction = true }: { keepProviderCompaction?: boolean } = {},
+): number[] {
   const rounds = splitRounds(messages, layout.historyStart, layout.currentStart);
-  const cuts = rounds.map((round) => round.end).filter((cut) => cut > layout.historyStart);
+  const pinned = keepProviderCompaction ? newestProviderCompaction(messages) : -1;
+  const cuts = rounds
+    .map((round) => round.end)
+    .filter((cut) => cut > layout.historyStart && (pinned === -1 || cut <= pinned));
   return cuts.filter((cut) => isPairSafeCut(messages, cut));
 }
 

@@ -4,7 +4,14 @@ import type {
   Message,
   ToolResultPart,
 } from '../contracts/index.js';
-import { isPairSafeCut, toolCallsOf, toolOutputText, toolResultsOf } from '../messages/index.js';
+import {
+  holdsProviderCompaction,
+  isOpaquePart,
+  isPairSafeCut,
+  toolCallsOf,
+  toolOutputText,
+  toolResultsOf,
+} from '../messages/index.js';
 import { promptLayout } from './layout.js';
 import { HUGE_ARGUMENT_CHARS, reloadHint } from './offload-preview.js';
 import { runStrategy } from './strategy-report.js';
@@ -16,17 +23,41 @@ interface ToolRun {
   calls: number;
 }
 
-/** Assistant messages that call tools and the tool messages answering them make up a run. */
+/**
+ * Assistant messages that call tools and the tool messages answering them make up a run. A
+ * message holding a provider's compaction is never folded into a record (the provider reads it
+ * in place of the history before it), so it ends a run.
+ */
 function isRunMember(message: Message): boolean {
   if (message.role === 'tool') return true;
-  return message.role === 'assistant' && toolCallsOf(message).length > 0;
+  return (
+    message.role === 'assistant' &&
+    toolCallsOf(message).length > 0 &&
+    !holdsProviderCompaction(message)
+  );
+}
+
+/**
+ * Whether the run ending before `message` takes it in: an answer holding signed reasoning. The
+ * record is an assistant message, and providers that join consecutive assistant messages into
+ * one turn (Anthropic) reject a turn whose thinking does not come first; folded into the record,
+ * the answer's words stay and its thinking (of a past turn) goes, as providers allow.
+ */
+function endsRun(message: Message | undefined): boolean {
+  return (
+    message?.role === 'assistant' &&
+    typeof message.content !== 'string' &&
+    message.content.some((part) => part.type === 'reasoning' && isOpaquePart(part)) &&
+    !holdsProviderCompaction(message)
+  );
 }
 
 function findRuns(messages: readonly Message[], from: number, to: number, threshold: number) {
   const runs: ToolRun[] = [];
   let start = -1;
   let calls = 0;
-  const close = (end: number) => {
+  const close = (at: number) => {
+    const end = at < to && endsRun(messages[at]) ? at + 1 : at;
     if (
       start !== -1 &&
       calls > threshold &&
@@ -114,7 +145,8 @@ function renderRecord(
  * tool calls (before the current round) become ONE plain assistant text message
  * (`ctxmem.kind = 'tool-run-record'`) that keeps every call's name and arguments and a short head
  * of each result. No tool-call id is left dangling because the calls and their results go
- * together; the originals go to the offload store, one entry per message, listed in
+ * together; an answer with signed reasoning right after a run is folded in with it (see
+ * `endsRun`); the originals go to the offload store, one entry per message, listed in
  * `ctxmem.offloadIds`. Oldest runs first; stops once the prompt is at or under target, and skips a
  * run whose record would not be smaller.
  */

@@ -99,11 +99,24 @@ export interface ToolApprovalResponsePart {
   providerOptions?: ProviderOptions;
 }
 
+/**
+ * A provider-specific part with no standard payload (the AI SDK's `CustomPart`): Anthropic's
+ * `message_start` record, an OpenAI compaction item, a block an adapter cannot represent
+ * otherwise. Opaque: ctxmem counts it, keeps it in place and never edits it (see `isOpaquePart`).
+ */
+export interface CustomPart {
+  type: 'custom';
+  /** What it is, as `{provider}.{type}` (`anthropic.message_start`, `openai.compaction`). */
+  kind: string;
+  providerOptions?: ProviderOptions;
+}
+
 export type UserContentPart = TextPart | ImagePart | FilePart;
 export type AssistantContentPart =
   | TextPart
   | FilePart
   | ReasoningPart
+  | CustomPart
   | ToolCallPart
   | ToolResultPart
   | ToolApprovalRequestPart;

@@ -41,6 +41,13 @@ export {
   toolResultsOf,
 } from './message-utils.js';
 export {
+  hasOpaqueParts,
+  holdsProviderCompaction,
+  isOpaquePart,
+  isProviderCompaction,
+  newestProviderCompaction,
+} from './opaque-parts.js';
+export {
   fromOpenAIChat,
   OPENAI_CHAT_OPTIONS_KEY,
   type OpenAIChatMarker,

@@ -149,6 +149,7 @@ const partTypesByRole: Record<string, ReadonlySet<string>> = {
     'text',
     'file',
     'reasoning',
+    'custom',
     'tool-call',
     'tool-result',
     'tool-approval-request',
@@ -390,6 +391,18 @@ export function checkPart(
       part.set('toolName', checkText(value.toolName, field('toolName'), context));
       part.set('output', checkOutput(value.output, field('output'), context, ancestors));
       break;
+    case 'custom': {
+      const kind = checkText(value.kind, field('kind'), context, { nonEmpty: true });
+      // The AI SDK's `CustomPart` names its kind `{provider}.{type}`.
+      if (!/^[^.]+\.[^.]/.test(kind)) {
+        fail(
+          field('kind'),
+          `expected a kind of the form provider.type, got ${JSON.stringify(kind)}`,
+        );
+      }
+      part.set('kind', kind);
+      break;
+    }
     case 'tool-approval-request':
       part.set(
         'approvalId',

@@ -144,6 +144,10 @@ function readableText(message: Message, labelled: boolean): string {
       case 'tool-approval-response':
         pieces.push(approvalText(part));
         break;
+      case 'custom':
+        // Provider data, not words: shown to a person by its kind, never read as text.
+        if (labelled) pieces.push(`[${part.kind}]`);
+        break;
     }
   }
   return pieces.join('\n');

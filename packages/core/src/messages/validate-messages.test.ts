@@ -72,6 +72,24 @@ describe('validateMessages on valid histories', () => {
     expect(validateMessages(messages)).toEqual(messages);
   });
 
+  it('accepts custom parts as the AI SDK returns them and keeps them as they are', () => {
+    // A streamed @ai-sdk/anthropic answer starts with this part (AI SDK 7 `CustomPart`).
+    const custom = {
+      type: 'custom' as const,
+      kind: 'anthropic.message_start',
+      providerOptions: { anthropic: { id: 'msg_1', usage: { input_tokens: 12 } } },
+    };
+    const messages: Message[] = [
+      user(),
+      { role: 'assistant', content: [custom, call('a')] },
+      toolResults('a'),
+      { role: 'assistant', content: [{ type: 'custom', kind: 'openai.compaction' }] },
+    ];
+    const validated = validateMessages(messages);
+    expect(validated).toEqual(messages);
+    expect(validated[1]).toBe(messages[1]);
+  });
+
   it('accepts a history still waiting for its tool results when pairing is not checked', () => {
     const messages = [user(), assistantCalls('a')];
     expect(() => validateMessages(messages)).toThrow(InvalidMessageError);
@@ -135,6 +153,21 @@ describe('validateMessages errors', () => {
       'an unknown part type',
       [{ role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'video' }] }],
       'messages[0].content[1]',
+    ],
+    [
+      'a custom part without a kind',
+      [user(), { role: 'assistant', content: [{ type: 'custom' }] }],
+      'messages[1].content[0].kind',
+    ],
+    [
+      'a custom part whose kind names no provider',
+      [user(), { role: 'assistant', content: [{ type: 'custom', kind: 'message_start' }] }],
+      'messages[1].content[0].kind',
+    ],
+    [
+      'a custom part in a user message',
+      [{ role: 'user', content: [{ type: 'custom', kind: 'anthropic.message_start' }] }],
+      'messages[0].content[0]',
     ],
     [
       'a part the role cannot hold',

@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Message, TokenCounter } from '../contracts/index.js';
 import {
   checkToolPairing,
+  isOpaquePart,
   lastUserMessage,
   leadingSystemCount,
   toolCallsOf,
@@ -14,7 +15,8 @@ export type CompactionInvariant =
   | 'newest-user-verbatim'
   | 'tool-pairing'
   | 'order'
-  | 'summary-placement';
+  | 'summary-placement'
+  | 'opaque-parts';
 
 export interface CompactionViolation {
   invariant: CompactionInvariant;
@@ -67,6 +69,18 @@ function orderProblems(messages: readonly Message[]): string[] {
   return problems;
 }
 
+/** The opaque parts of `messages` in order, as JSON (their identity is their content). */
+function opaqueParts(messages: readonly Message[]): string[] {
+  const parts: string[] = [];
+  for (const message of messages) {
+    if (typeof message.content === 'string') continue;
+    for (const part of message.content as Array<{ type: string }>) {
+      if (isOpaquePart(part)) parts.push(JSON.stringify(part));
+    }
+  }
+  return parts;
+}
+
 function firstNonSystem(messages: readonly Message[]): Message | undefined {
   return messages.find((message) => message.role !== 'system');
 }
@@ -76,7 +90,9 @@ function firstNonSystem(messages: readonly Message[]): Message | undefined {
  * every original system message survives verbatim and in order; the newest user message is
  * byte-identical; every tool call has its result and vice versa; tool blocks follow their calls;
  * the first non-system message is a user message when the input's was; at most one summary,
- * inside the leading system block. Order checks apply only when the input itself passed them.
+ * inside the leading system block; opaque parts (signed reasoning, provider compactions, custom
+ * parts) come out unchanged and in their order, or not at all. Order checks apply only when the
+ * input itself passed them.
  * Returns the violations (empty when all hold).
  */
 export function checkCompactionInvariants(
@@ -131,6 +147,18 @@ export function checkCompactionInvariants(
     if (first && first.role !== 'user') {
       add('order', `the first non-system message is a ${first.role} message, not a user message`);
     }
+  }
+
+  // Every opaque part of the output is one of the input's, unchanged, in the input's order.
+  const inputOpaque = opaqueParts(input);
+  let position = 0;
+  for (const part of opaqueParts(output)) {
+    while (position < inputOpaque.length && inputOpaque[position] !== part) position++;
+    if (position === inputOpaque.length) {
+      add('opaque-parts', `opaque part ${part.slice(0, 80)} was changed, invented or reordered`);
+      break;
+    }
+    position++;
   }
 
   const summaries = output

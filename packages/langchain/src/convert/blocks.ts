@@ -1,5 +1,6 @@
 import {
   type AssistantContentPart,
+  type CustomPart,
   type FilePart,
   type ImagePart,
   InvalidMessageError,
@@ -114,9 +115,22 @@ function defaultFileMediaType(type: string): string {
   return 'application/octet-stream';
 }
 
-/** A block core has no part for: an empty text part that brings the block back verbatim. */
+/** A user block core has no part for: an empty text part that brings the block back verbatim. */
 function opaquePart(block: Block): TextPart {
   return { type: 'text', text: '', ...withMarker({ opaque: true, block: block as JsonRecord }) };
+}
+
+/**
+ * An AI message block core has no part for (a `redacted_thinking` or `compaction` block, a
+ * provider's server tool block): an opaque `custom` part that brings the block back verbatim.
+ * Core keeps opaque parts whole and in place (see `isOpaquePart`).
+ */
+function customPart(block: Block): CustomPart {
+  return {
+    type: 'custom',
+    kind: `langchain.${block.type}`,
+    ...withMarker({ opaque: true, block: block as JsonRecord }),
+  };
 }
 
 function textPart(block: Block, field: string): TextPart | undefined {
@@ -163,11 +177,11 @@ export function userPartFromBlock(value: unknown, path: string): UserContentPart
 export function assistantPartFromBlock(value: unknown, path: string): AssistantContentPart {
   const block = requireBlock(value, path);
   const field = ASSISTANT_TEXT_FIELDS[block.type];
-  if (field !== undefined) return textPart(block, field) ?? opaquePart(block);
+  if (field !== undefined) return textPart(block, field) ?? customPart(block);
   const reasoningField = REASONING_FIELDS[block.type];
   if (reasoningField !== undefined) {
     const text = block[reasoningField];
-    if (typeof text !== 'string') return opaquePart(block);
+    if (typeof text !== 'string') return customPart(block);
     return {
       type: 'reasoning',
       text,
@@ -178,7 +192,15 @@ export function assistantPartFromBlock(value: unknown, path: string): AssistantC
   if (payload !== undefined && (IMAGE_TYPES.has(block.type) || FILE_TYPES.has(block.type))) {
     return filePart(block, payload);
   }
-  return opaquePart(block);
+  // Anthropic's `tool_use` block repeats a call of `tool_calls`, which core carries as a
+  // tool-call part: it rides along as an empty text part, counted once (as the call).
+  if (block.type === 'tool_use') return opaquePart(block);
+  return customPart(block);
+}
+
+/** The LangChain block of a core custom part: the original block, or none for other origins. */
+export function blockFromCustomPart(marker: LangChainPartMarker): Block | undefined {
+  return marker.opaque === true ? originalBlock(marker) : undefined;
 }
 
 /** A text block of a tool message as a content item of a core tool result. */

@@ -283,6 +283,38 @@ describe('fromLangChainMessages / toLangChainMessages', () => {
     expect((back[1] as AIMessage).tool_calls).toEqual(chunk.tool_calls);
   });
 
+  it('carries blocks core cannot read (redacted thinking, compaction) as opaque parts', () => {
+    // As @langchain/anthropic returns them (utils/message_outputs: the API's blocks as they are).
+    const content = [
+      { type: 'thinking', thinking: 'Check the log.', signature: 'sig-1' },
+      { type: 'redacted_thinking', data: 'EmwKAhgBEgy3va3pzix' },
+      { type: 'compaction', content: 'Summary of the earlier turns.' },
+      { type: 'text', text: 'Done.' },
+    ];
+    const [core] = fromLangChainMessages([new AIMessage({ content })]);
+    expect(core).toMatchObject({
+      role: 'assistant',
+      content: [
+        { type: 'reasoning', text: 'Check the log.' },
+        { type: 'custom', kind: 'langchain.redacted_thinking' },
+        { type: 'custom', kind: 'langchain.compaction' },
+        { type: 'text', text: 'Done.' },
+      ],
+    });
+    expect(toLangChainMessages([core!])[0]!.content).toEqual(content);
+    // A custom part from another door (an AI SDK stream's record) has no LangChain block.
+    const [fromAiSdk] = toLangChainMessages([
+      {
+        role: 'assistant',
+        content: [
+          { type: 'custom', kind: 'anthropic.message_start' },
+          { type: 'text', text: 'Hi.' },
+        ],
+      },
+    ]);
+    expect(fromAiSdk!.content).toEqual([{ type: 'text', text: 'Hi.' }]);
+  });
+
   it('rejects what is not a message of a history with a typed error and its path', () => {
     const cases: Array<[unknown[], string]> = [
       [

@@ -55,7 +55,8 @@ export interface LangChainPartMarker {
    * field whose text the core part carries is left out, so edits of that text flow back.
    */
   block?: JsonRecord;
-  /** A block core has no part for, held as an empty text part and restored verbatim. */
+  /** A block core has no part for, held as an empty text part (user messages) or an opaque
+   * `custom` part (AI messages), and restored verbatim. */
   opaque?: true;
   /** Fields of the tool call besides `id`, `name` and `args` (for example `type`). */
   call?: JsonRecord;

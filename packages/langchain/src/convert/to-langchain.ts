@@ -19,6 +19,7 @@ import {
 } from '@langchain/core/messages';
 import {
   type Block,
+  blockFromCustomPart,
   blockFromMediaPart,
   blockFromReasoningPart,
   blockFromTextPart,
@@ -143,6 +144,16 @@ function assistantToLangChain(message: AssistantMessage): AIMessage {
         // Calls the provider executed itself have no LangChain form to send back.
         if (part.providerExecuted !== true) toolCalls.push(toolCallToLangChain(part));
         break;
+      case 'custom': {
+        // A LangChain block kept opaque goes back verbatim; custom parts of other origins (an
+        // AI SDK stream's `anthropic.message_start`) have no LangChain block.
+        const block = blockFromCustomPart(partMarker);
+        if (block) {
+          blocks.push(block);
+          onlyText = false;
+        }
+        break;
+      }
       default:
         // Provider-executed results and approval requests have no LangChain message form.
         break;

@@ -86,6 +86,66 @@ describe('Anthropic Messages bodies', () => {
     expect(messages).toEqual([{ role: 'user', content: 'next' }]);
   });
 
+  it('carries a compaction block as an opaque part and writes it back verbatim', () => {
+    const compaction = {
+      type: 'compaction',
+      content: 'Summary: the user wants the port of the staging host.',
+      encrypted_content: 'opaque-state',
+      cache_control: { type: 'ephemeral' },
+    };
+    const withCompaction = {
+      messages: [
+        { role: 'user', content: 'Find the port.' },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'thinking', thinking: 'Recall.', signature: 'sig' },
+            compaction,
+            { type: 'text', text: 'Port 8080.' },
+          ],
+        },
+        { role: 'user', content: 'Thanks.' },
+      ],
+    };
+    const messages = fromAnthropicMessages(withCompaction);
+    expect(messages[1]).toEqual({
+      role: 'assistant',
+      content: [
+        {
+          type: 'reasoning',
+          text: 'Recall.',
+          providerOptions: { anthropic: { signature: 'sig' } },
+        },
+        {
+          type: 'custom',
+          kind: 'anthropic.compaction',
+          providerOptions: { anthropic: { block: compaction } },
+        },
+        { type: 'text', text: 'Port 8080.' },
+      ],
+    });
+    expect(toAnthropicMessages(messages).messages).toEqual(withCompaction.messages);
+  });
+
+  it('leaves out custom parts that are no Anthropic block', () => {
+    const { messages } = toAnthropicMessages([
+      { role: 'user', content: 'hi' },
+      {
+        role: 'assistant',
+        content: [
+          {
+            type: 'custom',
+            kind: 'anthropic.message_start',
+            providerOptions: { anthropic: { id: 'm' } },
+          },
+          { type: 'custom', kind: 'openai.compaction' },
+          { type: 'text', text: 'hello' },
+        ],
+      },
+    ]);
+    expect(messages[1]).toEqual({ role: 'assistant', content: [{ type: 'text', text: 'hello' }] });
+  });
+
   it('rejects block types it cannot represent and malformed messages with typed errors', () => {
     expect(() =>
       fromAnthropicMessages({

@@ -1,6 +1,7 @@
 /** Anthropic Messages request bodies → ctxmem messages (see `index.ts`). */
 import type {
   AssistantContentPart,
+  JsonValue,
   Message,
   ToolResultOutput,
   ToolResultPart,
@@ -81,7 +82,8 @@ function toolResultOutput(block: Block, path: string): ToolResultOutput {
 /**
  * Converts an Anthropic Messages body (`system`, `messages`) to ctxmem messages: the top-level
  * system becomes leading `system` messages, `tool_result` blocks become `tool` messages (tool names
- * come from the matching `tool_use`), `thinking` becomes reasoning. Throws `InvalidMessageError`
+ * come from the matching `tool_use`), `thinking` becomes reasoning, a `compaction` block becomes
+ * an opaque `custom` part (`anthropic.compaction`) that holds the block. Throws `InvalidMessageError`
  * naming the path for malformed messages and `UnsupportedFormatError` for block types ctxmem
  * cannot represent (server tool results, for example). A body is JSON: a value JSON cannot hold
  * (a cycle, a BigInt, a function, a hole) is an `InvalidMessageError` at its path too.
@@ -151,6 +153,13 @@ export function fromAnthropicMessages(body: { system?: unknown; messages: unknow
               type: 'reasoning',
               text: '',
               providerOptions: { [ANTHROPIC_OPTIONS_KEY]: { redactedData: String(block.data) } },
+            };
+          case 'compaction':
+            // The provider's summary of everything before it: opaque, written back verbatim.
+            return {
+              type: 'custom',
+              kind: 'anthropic.compaction',
+              providerOptions: { [ANTHROPIC_OPTIONS_KEY]: { block: block as JsonValue } },
             };
           default:
             throw new UnsupportedFormatError({

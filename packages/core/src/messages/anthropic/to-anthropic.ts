@@ -1,5 +1,6 @@
 /** ctxmem messages → Anthropic Messages request bodies (see `index.ts`). */
 import type { Message, ToolResultPart } from '../../contracts/index.js';
+import { isPlainObject } from '../json-values.js';
 import { mapToolOutput } from '../message-utils.js';
 import {
   ANTHROPIC_OPTIONS_KEY,
@@ -132,6 +133,11 @@ export function toAnthropicMessages(
               });
             // Reasoning without a signature cannot be sent back to Anthropic; it is dropped,
             // as Anthropic itself drops unsigned thinking from earlier turns.
+          } else if (part.type === 'custom') {
+            // A block read from an Anthropic body goes back verbatim; custom parts of other
+            // origins (an AI SDK stream's `anthropic.message_start`) are no Anthropic block.
+            const block = part.providerOptions?.[ANTHROPIC_OPTIONS_KEY]?.block;
+            if (part.kind.startsWith('anthropic.') && isPlainObject(block)) blocks.push(block);
           } else if (part.type === 'tool-result') blocks.push(resultBlock(part));
           else if (part.type === 'file')
             blocks.push(mediaBlock(part.data, part.mediaType, 'document'));

@@ -77,7 +77,12 @@ export function fromOpenAIResponses(body: { instructions?: unknown; input: unkno
       tool.push(functionOutputFromResponses(item, path, toolNames));
       return;
     }
-    if (type === 'message' || type === 'function_call' || type === 'reasoning') {
+    if (
+      type === 'message' ||
+      type === 'function_call' ||
+      type === 'reasoning' ||
+      type === 'compaction'
+    ) {
       tool = undefined;
       if (assistant === undefined) {
         assistant = [];
@@ -86,12 +91,13 @@ export function fromOpenAIResponses(body: { instructions?: unknown; input: unkno
       if (type === 'message') assistant.push(...assistantPartsFromResponses(item, path));
       else if (type === 'function_call')
         assistant.push(functionCallFromResponses(item, path, toolNames));
-      else assistant.push(reasoningFromResponses(item, path));
+      else if (type === 'reasoning') assistant.push(reasoningFromResponses(item, path));
+      else assistant.push(compactionFromResponses(item, path));
       return;
     }
     if (typeof type === 'string') {
       throw new UnsupportedFormatError({
-        message: `Unsupported Responses item type ${JSON.stringify(type)} at ${path} (ctxmem reads messages, function_call, function_call_output and reasoning items)`,
+        message: `Unsupported Responses item type ${JSON.stringify(type)} at ${path} (ctxmem reads messages, function_call, function_call_output, reasoning and compaction items)`,
       });
     }
     fail(
@@ -291,6 +297,16 @@ function reasoningFromResponses(item: Item, path: string): AssistantContentPart 
     type: 'reasoning',
     text: texts.join('\n'),
     ...withMarker({ reasoning: item as { [key: string]: JsonValue } }),
+  };
+}
+
+/** A compaction item: opaque (only OpenAI reads its `encrypted_content`), kept verbatim. */
+function compactionFromResponses(item: Item, path: string): AssistantContentPart {
+  if (exceedsJsonDepth(item, MAX_MESSAGE_JSON_DEPTH)) fail(path, 'nests too deep');
+  return {
+    type: 'custom',
+    kind: 'openai.compaction',
+    ...withMarker({ item: item as { [key: string]: JsonValue } }),
   };
 }
 

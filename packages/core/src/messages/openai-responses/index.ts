@@ -21,6 +21,9 @@
  * A reasoning part that did not come from a Responses body (no original item) is left out on
  * output, as the API cannot take reasoning it did not produce.
  *
+ * Compaction items (server-side compaction) are opaque too: they become a `custom` part of kind
+ * `openai.compaction` that carries the item and is written back verbatim.
+ *
  * Item types that ctxmem cannot represent (built-in tool calls such as `web_search_call`,
  * `item_reference`, MCP and custom tool items…) are rejected with `UnsupportedFormatError`
  * naming the item, never dropped.

@@ -65,6 +65,7 @@ export const OPENAI_RESPONSES_ITEM_TYPES: readonly string[] = [
   'function_call',
   'function_call_output',
   'reasoning',
+  'compaction',
 ];
 
 export function markerOf(holder: { providerOptions?: ProviderOptions } | undefined): Marker {

@@ -378,6 +378,45 @@ describe('invalid Responses input', () => {
     );
   });
 
+  it('carries compaction items as opaque parts, written back verbatim', () => {
+    const compaction = { type: 'compaction', id: 'cmp_1', encrypted_content: 'gAAAAB-state' };
+    const input = [
+      { role: 'user', content: 'Find the port.' },
+      compaction,
+      {
+        type: 'message',
+        id: 'msg_2',
+        role: 'assistant',
+        content: [{ type: 'output_text', text: 'Port 8080.', annotations: [] }],
+      },
+      { role: 'user', content: 'Thanks.' },
+    ];
+    const messages = fromOpenAIResponses({ input });
+    expect(messages[1]).toMatchObject({
+      role: 'assistant',
+      content: [
+        { type: 'custom', kind: 'openai.compaction' },
+        { type: 'text', text: 'Port 8080.' },
+      ],
+    });
+    expect(toOpenAIResponses(messages).input).toEqual(input);
+    // The AI SDK's form of the same item (`@ai-sdk/openai` keeps the id and encrypted content).
+    const fromAiSdk = toOpenAIResponses([
+      {
+        role: 'assistant',
+        content: [
+          {
+            type: 'custom',
+            kind: 'openai.compaction',
+            providerOptions: { openai: { itemId: 'cmp_1', encryptedContent: 'gAAAAB-state' } },
+          },
+          { type: 'custom', kind: 'anthropic.message_start' },
+        ],
+      },
+    ]);
+    expect(fromAiSdk.input).toEqual([compaction]);
+  });
+
   it('rejects item types it cannot represent with UnsupportedFormatError naming the item', () => {
     let error: unknown;
     try {

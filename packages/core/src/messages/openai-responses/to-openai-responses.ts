@@ -1,6 +1,7 @@
 /** ctxmem messages → OpenAI Responses request bodies (see `index.ts`). */
 import type {
   AssistantMessage,
+  CustomPart,
   Message,
   ProviderOptions,
   SystemMessage,
@@ -31,7 +32,8 @@ export interface ToOpenAIResponsesOptions {
  * Converts ctxmem messages to a Responses body's `instructions` and `input`: system messages that
  * came from `instructions` go back there (ctxmem's own system messages, such as the rolling
  * summary, become `system` input items), an assistant message becomes its items in order
- * (messages, reasoning, `function_call`), a tool message becomes `function_call_output` items.
+ * (messages, reasoning, `function_call`, compaction items), a tool message becomes
+ * `function_call_output` items.
  * Throws `UnsupportedFormatError` for parts the Responses API has no item for (assistant files,
  * tool approvals).
  */
@@ -184,11 +186,35 @@ function assistantToResponses(message: AssistantMessage, path: string): Item[] {
       items.push(functionOutputToResponses(part));
       continue;
     }
+    if (part.type === 'custom') {
+      const item = customToResponses(part);
+      if (item) items.push(item);
+      continue;
+    }
     throw new UnsupportedFormatError({
       message: `The Responses API has no input item for an assistant ${part.type} part`,
     });
   }
   return items;
+}
+
+/**
+ * A compaction item back: verbatim when it was read from a Responses body, or from the AI SDK's
+ * `openai.compaction` part (item id and encrypted content). Other custom parts have no item.
+ */
+function customToResponses(part: CustomPart): Item | undefined {
+  if (part.kind !== 'openai.compaction') return undefined;
+  const original = markerOf(part).item;
+  if (original?.type === 'compaction') return original;
+  const options = part.providerOptions?.openai;
+  if (typeof options?.itemId !== 'string') return undefined;
+  return {
+    type: 'compaction',
+    id: options.itemId,
+    ...(typeof options.encryptedContent === 'string'
+      ? { encrypted_content: options.encryptedContent }
+      : {}),
+  };
 }
 
 function functionOutputToResponses(part: ToolResultPart): Item {

@@ -44,6 +44,14 @@ export interface ArbitraryMessagesOptions {
    * @default false
    */
   withHugeOutputs?: boolean;
+  /**
+   * Put opaque parts in assistant messages, as providers return them: signed reasoning
+   * (Anthropic thinking with a signature, sometimes long), redacted reasoning, OpenAI reasoning
+   * with an item id and encrypted content, `custom` parts (`anthropic.message_start`), and now
+   * and then an Anthropic compaction block at the start of an answer.
+   * @default false
+   */
+  withOpaqueParts?: boolean;
 }
 interface CallPlan {
   toolName: string;
@@ -52,6 +60,8 @@ interface CallPlan {
 }
 
 interface StepPlan {
+  /** Opaque parts the step starts with. */
+  opaque: AssistantContentPart[];
   text: string | undefined;
   calls: CallPlan[];
   /** One tool message per result (OpenAI style) instead of one message for all. */
@@ -62,6 +72,8 @@ interface RoundPlan {
   user: string | UserContentPart[];
   steps: StepPlan[];
   answer: string;
+  /** Opaque parts the answer starts with (a compaction first, then reasoning). */
+  answerOpaque: AssistantContentPart[];
 }
 
 /**
@@ -77,6 +89,7 @@ export function arbitraryMessages(options: ArbitraryMessagesOptions = {}): fc.Ar
     withImages = false,
     withCjk = false,
     withHugeOutputs = false,
+    withOpaqueParts = false,
   } = options;
   const limit = Math.max(1, Math.floor(maxMessages));
   const text = arbitraryText({ withCjk });
@@ -111,7 +124,56 @@ export function arbitraryMessages(options: ArbitraryMessagesOptions = {}): fc.Ar
     input: arbitraryToolInput(),
     output,
   });
+  const longReasoning = fc
+    .tuple(text, fc.integer({ min: 2_000, max: 12_000 }))
+    .map(([chunk, length]) => {
+      // Whole repetitions only, so that a surrogate pair is never cut in half.
+      const unit = chunk === '' ? 'thinking ' : chunk;
+      return unit.repeat(Math.ceil(length / unit.length));
+    });
+  const opaque: fc.Arbitrary<AssistantContentPart[]> = withOpaqueParts
+    ? fc.array(
+        fc.oneof(
+          fc.tuple(fc.oneof(text, longReasoning), fc.nat()).map(([reasoning, seed]) => ({
+            type: 'reasoning' as const,
+            text: reasoning,
+            providerOptions: { anthropic: { signature: `sig-${seed}` } },
+          })),
+          fc.nat().map((seed) => ({
+            type: 'reasoning' as const,
+            text: '',
+            providerOptions: { anthropic: { redactedData: `redacted-${seed}` } },
+          })),
+          fc.tuple(text, fc.nat()).map(([reasoning, seed]) => ({
+            type: 'reasoning' as const,
+            text: reasoning,
+            providerOptions: {
+              openai: { itemId: `rs_${seed}`, reasoningEncryptedContent: `enc-${seed}` },
+            },
+          })),
+          fc.nat().map((seed) => ({
+            type: 'custom' as const,
+            kind: 'anthropic.message_start',
+            providerOptions: { anthropic: { id: `msg_${seed}` } },
+          })),
+        ),
+        { maxLength: 2 },
+      )
+    : fc.constant([]);
+  const compaction: fc.Arbitrary<AssistantContentPart[]> = withOpaqueParts
+    ? fc.option(
+        text.map((summary) => [
+          {
+            type: 'text' as const,
+            text: summary || 'Summary of earlier turns.',
+            providerOptions: { anthropic: { type: 'compaction' } },
+          },
+        ]),
+        { nil: [], freq: 6 },
+      )
+    : fc.constant([]);
   const step: fc.Arbitrary<StepPlan> = fc.record({
+    opaque,
     text: fc.option(text, { nil: undefined }),
     calls: fc.array(call, { minLength: 1, maxLength: 3 }),
     splitResults: fc.boolean(),
@@ -133,6 +195,7 @@ export function arbitraryMessages(options: ArbitraryMessagesOptions = {}): fc.Ar
     user: userContent,
     steps: withTools ? fc.array(step, { maxLength: 2 }) : fc.constant([]),
     answer: text,
+    answerOpaque: fc.tuple(compaction, opaque).map(([first, rest]) => [...first, ...rest]),
   });
 
   return fc
@@ -152,8 +215,10 @@ export function arbitraryMessages(options: ArbitraryMessagesOptions = {}): fc.Ar
       const nextId = () => `pending_${++counter}`;
       const stepMessages = (plan: StepPlan): Message[] => {
         const results: ToolResultPart[] = [];
-        const content: AssistantContentPart[] =
-          plan.text === undefined ? [] : [{ type: 'text', text: plan.text }];
+        const content: AssistantContentPart[] = [
+          ...plan.opaque,
+          ...(plan.text === undefined ? [] : [{ type: 'text' as const, text: plan.text }]),
+        ];
         for (const planned of plan.calls) {
           const toolCallId = nextId();
           content.push({
@@ -182,7 +247,15 @@ export function arbitraryMessages(options: ArbitraryMessagesOptions = {}): fc.Ar
           if (messages.length + next.length + (complete ? 1 : 0) > budget) break;
           messages.push(...next);
         }
-        if (complete) messages.push({ role: 'assistant', content: plan.answer });
+        if (complete) {
+          messages.push({
+            role: 'assistant',
+            content:
+              plan.answerOpaque.length === 0
+                ? plan.answer
+                : [...plan.answerOpaque, { type: 'text', text: plan.answer }],
+          });
+        }
         return messages;
       };
 
