@@ -149,3 +149,146 @@ const TIME_WORDS =
 export function mentionsTime(text: string): boolean {
   return TIME_WORDS.test(text) || /\bMay\b/.test(text);
 }
+
+/**
+ * A span of time a question names: from `start` (inclusive) to `end` (exclusive), in
+ * milliseconds, or, for a month named without a year ("in May"), that month of any year.
+ */
+export type QuestionDateRange =
+  | { start: number; end: number; month?: undefined }
+  | { month: number; start?: undefined; end?: undefined };
+
+const MONTH_WORD =
+  '(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)';
+const ORDINAL = '(\\d{1,2})(?:st|nd|rd|th)?';
+/**
+ * "the week before", "last weekend before", "the Sunday after": a day shifted by up to a week;
+ * "the week of" (how `anchorRelativeDates` writes "three weeks ago"): the week around it.
+ */
+const SHIFT = '(?:\\b(before|after|week of)\\s+)?';
+/**
+ * Calendar dates a question names, most precise first, one alternative per form: "9 November,
+ * 2022", "the 8th of December 2023", "October 13, 2023", "2023-05-08", "May 2023", "in May", "in
+ * 2023". Each is a single pass without nested repetition.
+ */
+const QUESTION_DATE = new RegExp(
+  [
+    `${SHIFT}\\b${ORDINAL}\\s+(?:of\\s+)?${MONTH_WORD}\\.?,?\\s*((?:19|20)\\d\\d)\\b`,
+    `${SHIFT}\\b${MONTH_WORD}\\.?\\s+${ORDINAL},?\\s*((?:19|20)\\d\\d)\\b`,
+    `${SHIFT}\\b((?:19|20)\\d\\d)-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])\\b`,
+    `\\b${MONTH_WORD}\\.?,?\\s+((?:19|20)\\d\\d)\\b`,
+    // A month alone, after a preposition ("in May"; "May" alone is also a verb), when no day or
+    // year follows it.
+    `\\b(?:in|during|since|of|early|late|mid)\\s+${MONTH_WORD}\\b(?![.,]?\\s*\\d)`,
+    `\\b((?:19|20)\\d\\d)\\b`,
+  ].join('|'),
+  'gi',
+);
+
+/** A question names a few dates; a text with more is not one, and its cost stays bounded. */
+const MAX_QUESTION_DATES = 16;
+
+function monthNumber(name: string): number {
+  return MONTHS.findIndex((month) =>
+    month.toLowerCase().startsWith(name.slice(0, 3).toLowerCase()),
+  );
+}
+
+/** A calendar day as a range, moved a week back or forward ("the week before 9 May") with `shift`. */
+function dayRange(year: number, month: number, day: number, shift: string | undefined) {
+  const date = Date.UTC(year, month, day);
+  // Not a date ("31 February"): `Date.UTC` rolled it over.
+  if (new Date(date).getUTCDate() !== day) return undefined;
+  const direction = shift?.toLowerCase();
+  if (direction === 'before') return { start: date - 7 * DAY_MS, end: date + DAY_MS };
+  if (direction === 'after') return { start: date, end: date + 8 * DAY_MS };
+  if (direction === 'week of') return { start: date - 3 * DAY_MS, end: date + 4 * DAY_MS };
+  return { start: date, end: date + DAY_MS };
+}
+
+/**
+ * The calendar dates a question names (the first 16), as ranges: a day ("on 9 November, 2022",
+ * "October 13, 2023", "2023-05-08"), the week before or after one ("the week before 16 November
+ * 2023"), a month ("in May 2023"; "in May" is May of any year), a year ("in 2022"). With `now`,
+ * English relative expressions too, resolved against it as `anchorRelativeDates` resolves them
+ * ("yesterday", "last week", "two months ago", "last year"): a question about last week, asked
+ * now, is about the week before today.
+ */
+export function questionDateRanges(query: string, now?: Date): QuestionDateRange[] {
+  const valid = now && Number.isFinite(now.getTime()) ? now : undefined;
+  // The absolute dates the relative expressions resolve to are written into the text, in forms
+  // the pattern reads ("last week (the week before 8 May 2023)").
+  const text = valid && MAY_BE_RELATIVE.test(query) ? anchorRelativeDates(query, valid) : query;
+  const ranges: QuestionDateRange[] = [];
+  for (const match of text.matchAll(QUESTION_DATE)) {
+    const [
+      ,
+      shiftA,
+      dayA,
+      monthA,
+      yearA,
+      shiftB,
+      monthB,
+      dayB,
+      yearB,
+      shiftC,
+      yearC,
+      monthC,
+      dayC,
+    ] = match;
+    const [monthYear, yearOfMonth, monthAlone, yearAlone] = match.slice(13);
+    let range: QuestionDateRange | undefined;
+    if (dayA !== undefined)
+      range = dayRange(Number(yearA), monthNumber(monthA!), Number(dayA), shiftA);
+    else if (dayB !== undefined)
+      range = dayRange(Number(yearB), monthNumber(monthB!), Number(dayB), shiftB);
+    else if (dayC !== undefined)
+      range = dayRange(Number(yearC), Number(monthC) - 1, Number(dayC), shiftC);
+    else if (monthYear !== undefined) {
+      const year = Number(yearOfMonth);
+      const month = monthNumber(monthYear);
+      range = { start: Date.UTC(year, month, 1), end: Date.UTC(year, month + 1, 1) };
+    } else if (monthAlone !== undefined) range = { month: monthNumber(monthAlone) };
+    else if (yearAlone !== undefined) {
+      const year = Number(yearAlone);
+      range = { start: Date.UTC(year, 0, 1), end: Date.UTC(year + 1, 0, 1) };
+    }
+    if (range) ranges.push(range);
+    if (ranges.length === MAX_QUESTION_DATES) break;
+  }
+  return ranges;
+}
+
+const TERM = /\b([A-Z][a-z]+) ((?:19|20)\d\d)\b|\b((?:19|20)\d\d)\b/g;
+
+/**
+ * Whether a card falls in one of `ranges`: the day it was written (`writtenAt`, milliseconds), or
+ * a month or year its text points to (its `dateTerms`), lies within a range. A card that points to
+ * a whole year does not match a question about one day of it.
+ */
+export function fallsInDateRanges(
+  ranges: readonly QuestionDateRange[],
+  writtenAt: number,
+  terms: string,
+): boolean {
+  const inRange = (start: number, end: number) =>
+    ranges.some((range) =>
+      range.month === undefined
+        ? start >= range.start && end <= range.end
+        : new Date(start).getUTCMonth() === range.month &&
+          new Date(end - 1).getUTCMonth() === range.month,
+    );
+  if (writtenAt > 0) {
+    const day = Math.floor(writtenAt / DAY_MS) * DAY_MS;
+    if (inRange(day, day + DAY_MS)) return true;
+  }
+  for (const [, monthName, yearOfMonth, year] of terms.matchAll(TERM)) {
+    if (monthName !== undefined) {
+      const month = MONTHS.indexOf(monthName);
+      if (month < 0) continue;
+      const start = Date.UTC(Number(yearOfMonth), month, 1);
+      if (inRange(start, Date.UTC(Number(yearOfMonth), month + 1, 1))) return true;
+    } else if (inRange(Date.UTC(Number(year), 0, 1), Date.UTC(Number(year) + 1, 0, 1))) return true;
+  }
+  return false;
+}

@@ -97,12 +97,82 @@ describe('createMemorySearch with episodes', () => {
       expect(await ratio('Who painted by the lake, Lee?')).toBeCloseTo(1, 10);
     });
 
+    it('boosts the speaker the query is about: the one named first, and those joined by "and"', async () => {
+      const lee = 'Dr Lee: Painting by the lake helps many patients.';
+      const samantha = 'Samantha: I painted a sunrise with my kids.';
+      const ratios = async (question: string) => {
+        const boosted = await scoresFor(episodes, question, {
+          sequenceContext: { speakerBoost: 3 },
+        });
+        const plain = await scoresFor(episodes, question, { sequenceContext: { speakerBoost: 0 } });
+        return [lee, samantha].map((content) => boosted.get(content)! / plain.get(content)!);
+      };
+      const [leeFor, samanthaFor] = await ratios('What did Samantha paint by the lake for Dr Lee?');
+      expect(leeFor).toBeCloseTo(1, 10);
+      expect(samanthaFor).toBeCloseTo(4, 10);
+      const [leeTold, samanthaTold] = await ratios('What did Dr Lee tell Samantha about the lake?');
+      expect(leeTold).toBeCloseTo(4, 10);
+      expect(samanthaTold).toBeCloseTo(1, 10);
+      const [leeBoth, samanthaBoth] = await ratios('Where do Samantha and Dr Lee paint the lake?');
+      expect(leeBoth).toBeCloseTo(4, 10);
+      expect(samanthaBoth).toBeCloseTo(4, 10);
+    });
+
     it('leaves self-contained cards alone', async () => {
       const facts = episodes.map((draft): MemoryCardDraft => ({ ...draft, type: 'fact' }));
       expect(await scoresFor(facts, query)).toEqual(
         await scoresFor(facts, query, { sequenceContext: false }),
       );
       expect((await contentsFor(facts, query))[0]).toMatch(/^Ana:/);
+    });
+  });
+
+  describe('questionWeight', () => {
+    // Ben's reply shares no word with the later question; Ana's question does.
+    const turns: MemoryCardDraft[] = [
+      { content: 'Ana: How often do you all go climbing together?' },
+      { content: 'Ben: Three times a week, it keeps us on track.' },
+      { content: 'Ana: I went climbing last spring.' },
+      { content: 'Ben: Nice! See you soon.' },
+    ].map(
+      (draft, minute): MemoryCardDraft => ({
+        ...draft,
+        type: 'episode',
+        occurredAt: new Date(Date.UTC(2023, 4, 8, 10, minute)).toISOString(),
+      }),
+    );
+    const query = 'How often do they go climbing together?';
+    const reply = 'Ben: Three times a week, it keeps us on track.';
+
+    it('passes more from a turn that asks to the turn that answers it', async () => {
+      const hitsWith = async (questionWeight: number) => {
+        const search = createMemorySearch({
+          store: await storeWith(turns),
+          mode: 'bm25',
+          sequenceContext: { weight: 0.5, questionWeight, window: 1, backwardWeight: 0 },
+        });
+        const hits = await search.search(alice, query, { topK: 10 });
+        return new Map(hits.map((hit) => [hit.card.content, hit]));
+      };
+      const plain = await hitsWith(0.5);
+      const asked = await hitsWith(0.9);
+      const asking = plain.get('Ana: How often do you all go climbing together?')!.score;
+      expect(plain.get(reply)?.context).toBeCloseTo(asking * 0.5, 10);
+      expect(asked.get(reply)?.context).toBeCloseTo(asking * 0.9, 10);
+      // A turn that does not ask passes `weight` to the turn after it.
+      const statement = plain.get('Ana: I went climbing last spring.')!.score;
+      expect(asked.get('Ben: Nice! See you soon.')?.context).toBeCloseTo(statement * 0.5, 10);
+    });
+
+    it('rejects a weight outside [0, 1]', async () => {
+      for (const questionWeight of [-0.1, 1.5, Number.NaN]) {
+        expect(() =>
+          createMemorySearch({
+            store: createInMemoryMemoryStore(),
+            sequenceContext: { questionWeight },
+          }),
+        ).toThrow(/sequenceContext\.questionWeight/);
+      }
     });
   });
 

@@ -103,6 +103,65 @@ describe('createMemorySearch dates', () => {
     ).toBe('a');
   });
 
+  it('prefers what was written on the day, or in the week, a question names (namedDateBoost)', async () => {
+    const cards = [
+      card('a', 'Ana cooked a curry for her friends.', '2023-05-08T19:00:00.000Z'),
+      card('b', 'Ana cooked a curry for her friends.', '2023-05-20T19:00:00.000Z'),
+      card('c', 'Ana cooked a curry for her friends.', '2023-06-02T19:00:00.000Z'),
+    ];
+    const boosted = { dates: { namedDateBoost: 0.5 } };
+    expect((await ranked(cards, 'What did Ana cook on 20 May, 2023?', boosted))[0]).toBe('b');
+    expect((await ranked(cards, 'What did Ana cook on May 20, 2023?', boosted))[0]).toBe('b');
+    expect(
+      (await ranked(cards, 'What did Ana cook the week before June 3, 2023?', boosted))[0],
+    ).toBe('c');
+    // Without the boost the month terms tie the May cards, and the first id wins.
+    expect(
+      (
+        await ranked(cards, 'What did Ana cook on 20 May, 2023?', { dates: { namedDateBoost: 0 } })
+      )[0],
+    ).toBe('a');
+  });
+
+  it('resolves "yesterday" or "last week" in a question against now', async () => {
+    const cards = [
+      card('a', 'Ana cooked a curry for her friends.', '2023-05-01T19:00:00.000Z'),
+      card('b', 'Ana cooked a curry for her friends.', '2023-05-14T19:00:00.000Z'),
+    ];
+    const search = (now: string) =>
+      createMemorySearch({
+        store: listingStore(cards),
+        mode: 'bm25',
+        dates: { namedDateBoost: 0.5 },
+        now: () => Date.parse(now),
+      });
+    const first = async (now: string, query: string) =>
+      (await (await search(now)).search(alice, query))[0]?.card.id;
+    expect(await first('2023-05-15T08:00:00.000Z', 'What did Ana cook yesterday?')).toBe('b');
+    expect(await first('2023-05-02T08:00:00.000Z', 'What did Ana cook yesterday?')).toBe('a');
+    expect(await first('2023-05-20T08:00:00.000Z', 'What did Ana cook last week?')).toBe('b');
+  });
+
+  it('multiplies by 1 + namedDateBoost the score of a card in the named range, and no other', async () => {
+    const cards = [
+      card('a', 'Ana planted tomatoes.', '2023-05-08T10:00:00.000Z'),
+      card('b', 'Ana planted tomatoes.', '2023-07-08T10:00:00.000Z'),
+    ];
+    const scores = async (namedDateBoost: number) => {
+      const search = createMemorySearch({
+        store: listingStore(cards),
+        mode: 'bm25',
+        dates: { namedDateBoost },
+      });
+      const hits = await search.search(alice, 'What did Ana plant on 8 May, 2023?');
+      return new Map(hits.map((hit) => [hit.card.id, hit.score]));
+    };
+    const plain = await scores(0);
+    const boosted = await scores(2);
+    expect(boosted.get('a')! / plain.get('a')!).toBeCloseTo(3, 10);
+    expect(boosted.get('b')).toBeCloseTo(plain.get('b')!, 10);
+  });
+
   it('dates the cards of a real store by when they were added, and follows a card whose text is unchanged', async () => {
     const clock = createFakeClock(may);
     const store = createInMemoryMemoryStore({ clock });
@@ -142,11 +201,14 @@ describe('createMemorySearch dates', () => {
     }
   });
 
-  it('rejects a time-question boost that is negative or not a number', () => {
-    for (const timeQuestionBoost of [-0.1, Number.NaN, Number.POSITIVE_INFINITY]) {
+  it('rejects a time-question or named-date boost that is negative or not a number', () => {
+    for (const boost of [-0.1, Number.NaN, Number.POSITIVE_INFINITY]) {
       expect(() =>
-        createMemorySearch({ store: listingStore([]), dates: { timeQuestionBoost } }),
+        createMemorySearch({ store: listingStore([]), dates: { timeQuestionBoost: boost } }),
       ).toThrow(InvalidArgumentError);
+      expect(() =>
+        createMemorySearch({ store: listingStore([]), dates: { namedDateBoost: boost } }),
+      ).toThrow(/dates\.namedDateBoost/);
     }
   });
 });
@@ -171,9 +233,10 @@ describe('createMemorySearch sequenceContext in both directions', () => {
     const hits = await search.search(alice, query, { topK: 5 });
     const byId = new Map(hits.map((hit) => [hit.card.id, hit]));
     const matched = byId.get('t2')!;
-    expect(byId.get('t1')?.context).toBeCloseTo(matched.score * 0.2, 10);
+    // The defaults with the (lexical) hashing embedder: 0.3 backward, 0.5 forward.
+    expect(byId.get('t1')?.context).toBeCloseTo(matched.score * 0.3, 10);
     expect(byId.get('t3')?.context).toBeCloseTo(matched.score * 0.5, 10);
-    expect(byId.get('t0')?.context).toBeCloseTo(matched.score * 0.2 * 0.2, 10);
+    expect(byId.get('t0')?.context).toBeCloseTo(matched.score * 0.3 * 0.3, 10);
   });
 
   it('passes nothing backward with backwardWeight 0', async () => {

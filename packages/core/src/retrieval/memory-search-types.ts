@@ -139,27 +139,35 @@ export interface MemorySearchOptions {
    * `d` places before it (d up to `window`). A turn often answers the one before it ("5 years
    * already!" after "How long have you lived in Porto?"), so a question that matches the asking turn
    * finds the answer too; less often the answer comes first and the matching turn reacts to it.
+   * A card that asks something (its text has a question mark) passes `questionWeight` instead of
+   * `weight` to the card right after it: a later question about the same thing tends to repeat
+   * the words of the question asked in the conversation, not those of its answer.
    * The sequence is the scope's cards of `types`, ordered by `createdAt` (a draft's
    * `occurredAt`), then the store's list order; cards of other types are not part of it and
    * neither pass nor receive anything. Self-contained cards (facts, decisions, preferences) are
    * left out by default because their neighbours are unrelated: on LoCoMo's turns added as such
    * cards in a shuffled order, passing context cost 0.04 of hit@5.
    *
-   * A record that starts with a speaker label ("Samantha: …") and a query that names that speaker
+   * A record that starts with a speaker label ("Samantha: …") and a query about that speaker
    * ("What did Samantha paint?") get the score multiplied by `1 + speakerBoost`: a question about
-   * someone is most often answered by what they said.
+   * someone is most often answered by what they said. The query is about the speaker it names
+   * first, and those joined to them by "and": "What did Nate make for Joanna?" is about Nate,
+   * "How do Jon and Gina relax?" about both.
    *
-   * `weight` was chosen on LoCoMo's development split; `window`, `backwardWeight` and
-   * `speakerBoost` on its tuning conversations (with both embedders; on its validation
-   * conversations, the defaults raised hit@5 from 0.716 to 0.769 with the hashing embedder and
-   * from 0.732 to 0.790 with `@ctxmem/local-embedder`).
-   * @default { weight: 0.5, window: 3, backwardWeight: 0.2, speakerBoost: 1, types: ['episode'] }; `false` turns it off
+   * `weight`, `questionWeight` and `backwardWeight` follow the embedder's `kind`, as the fusion
+   * `weights` do: each pair was chosen by leave-one-conversation-out cross-validation on LoCoMo
+   * (`pnpm bench retrieval-locomo`: tuned on four conversations, measured on the fifth, five
+   * times), with the hashing embedder for a lexical one and `@ctxmem/local-embedder` for the
+   * others. `window` and `speakerBoost` were chosen in earlier rounds on three of those
+   * conversations.
+   * @default { weight: 0.5, questionWeight: 0.7, backwardWeight: 0.3, window: 3, speakerBoost: 1, types: ['episode'] } with a lexical embedder (the default hashing one); { weight: 0.4, questionWeight: 0.9, backwardWeight: 0.2, … } with another; `false` turns it off
    */
   sequenceContext?:
     | {
         weight?: number;
         window?: number;
         backwardWeight?: number;
+        questionWeight?: number;
         speakerBoost?: number;
         types?: readonly MemoryCardType[];
       }
@@ -172,13 +180,17 @@ export interface MemorySearchOptions {
    * read the same way. A question about when something happened ("When did…", "What year…", "How
    * long…") multiplies the score of cards that mention a time (a relative expression, a weekday,
    * a month, a year or a unit of time) by `1 + timeQuestionBoost`. Vectors are computed from the
-   * card text alone. For cards added as things happen (`createdAt` is when they were said), such
-   * as the turns of a conversation; on LoCoMo's validation conversations dates raised hit@5 by
-   * about 0.02 (the boost, chosen on its tuning conversations, 0.002 of it). `false` turns all of
-   * it off.
-   * @default { timeQuestionBoost: 0.2 }
+   * card text alone. A question that names a date multiplies the score of the cards written
+   * then, or whose text points to then, by `1 + namedDateBoost`: a day ("on 9 November, 2022",
+   * "October 13, 2023"), the week before or after one, a month ("in May 2023"; "in May" is May of
+   * any year), a year, and, resolved against `now`, English relative expressions ("yesterday",
+   * "last week", "two months ago", "last year"). For cards added as things happen (`createdAt` is
+   * when they were said), such as the turns of a conversation. `timeQuestionBoost` was chosen in
+   * an earlier round, `namedDateBoost` by leave-one-conversation-out on LoCoMo (see
+   * `sequenceContext`). `false` turns all of it off.
+   * @default { timeQuestionBoost: 0.2, namedDateBoost: 0.5 }
    */
-  dates?: { timeQuestionBoost?: number } | false;
+  dates?: { timeQuestionBoost?: number; namedDateBoost?: number } | false;
   /**
    * Vectors of cards, keyed by embedder id, card id and a hash of the card text.
    * @default an in-memory LRU of 10,000 vectors
@@ -191,7 +203,7 @@ export interface MemorySearchOptions {
    */
   maxScopes?: number;
   /**
-   * Current time in milliseconds (for recency boosts).
+   * Current time in milliseconds (for recency boosts, and the relative dates of questions).
    * @default Date.now
    */
   now?: () => number;

@@ -657,7 +657,8 @@ describe('createMemorySearch', () => {
           store: listingStore(() => transcript(turns)),
           mode,
           embedder: createFixedEmbedder({ dimensions: 32 }),
-          sequenceContext: { weight: 0.5, window: 2 },
+          // The matching turn asks: with questionWeight equal to weight it passes on the same.
+          sequenceContext: { weight: 0.5, questionWeight: 0.5, window: 2 },
           // The query asks how long: without dates, no time-question boost changes the arithmetic.
           dates: false,
         });
@@ -673,7 +674,7 @@ describe('createMemorySearch', () => {
           expect(answer.score).toBeCloseTo(question.score / 2, 10);
           expect(reply.score).toBeCloseTo(question.score / 4, 10);
           // The turn three places later is out of the window; the turn before gets the default
-          // backward weight 0.2 of it.
+          // backward weight of a semantic embedder, 0.2, of it.
           expect(byId.has('t4')).toBe(false);
           expect(byId.get('t0')?.context).toBeCloseTo(question.score * 0.2, 10);
         }

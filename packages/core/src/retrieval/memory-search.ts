@@ -1,7 +1,7 @@
 import type { Scope } from '../contracts/index.js';
 import { createCandidateSearch } from './candidate-search.js';
 import { createCardEmbeddings, errorMessage } from './card-embeddings.js';
-import { queryWithDates } from './date-expressions.js';
+import { queryWithDates, questionDateRanges } from './date-expressions.js';
 import { EmbedderDimensionError } from './embedder-dimension-error.js';
 import type {
   MemorySearch,
@@ -111,10 +111,15 @@ export function createMemorySearch(options: MemorySearchOptions): MemorySearch {
     });
     report.usedMode = candidates.usedMode;
     if (candidates.fallback) report.fallback = candidates.fallback;
+    const namedDates =
+      settings.dates && settings.dates.namedDateBoost > 0
+        ? questionDateRanges(query, new Date(settings.now()))
+        : [];
     const hits = rankHits(state, searchQuery, candidates, settings, embeddings.cachedVector, {
       ...queryOptions,
       topK,
       accepts,
+      namedDates,
     });
     return { hits, report };
   }

@@ -5,12 +5,17 @@
  */
 
 import type { Candidates } from './candidate-search.js';
-import { isTimeQuestion, mentionsTime } from './date-expressions.js';
+import {
+  fallsInDateRanges,
+  isTimeQuestion,
+  mentionsTime,
+  type QuestionDateRange,
+} from './date-expressions.js';
 import { calibrateCosines, reciprocalRankFusion, weightedFusion } from './fusion.js';
 import type { MaximalMarginalRelevanceOptions } from './maximal-marginal-relevance.js';
 import { maximalMarginalRelevance } from './maximal-marginal-relevance.js';
 import type { MemorySearchQueryOptions, RetrievedMemory } from './memory-search-types.js';
-import type { Entry, ScopeState } from './scope-state.js';
+import { type Entry, entryTime, type ScopeState } from './scope-state.js';
 import type { SearchSettings } from './search-settings.js';
 import { passOnContext, speakerMatcher } from './sequence-context.js';
 
@@ -74,6 +79,8 @@ export type RankOptions = Pick<
   topK: number;
   /** The query's type and tag filters, when it has any. */
   accepts?: (id: string) => boolean;
+  /** The dates the query names (`questionDateRanges`), with `dates.namedDateBoost`. */
+  namedDates?: readonly QuestionDateRange[];
 };
 
 /** The best `topK` hits of the scope for the query's candidates, best first. */
@@ -91,6 +98,7 @@ export function rankHits(
     typeBoosts,
     dropLowConfidence = false,
     accepts = () => true,
+    namedDates = [],
   }: RankOptions,
 ): RetrievedMemory[] {
   const { usedMode, vector, fallback } = candidates;
@@ -116,9 +124,10 @@ export function rankHits(
     settings.dates && settings.dates.timeQuestionBoost > 0 && isTimeQuestion(query)
       ? 1 + settings.dates.timeQuestionBoost
       : 1;
-  // A question that names who said something: that speaker's records are more likely its answer.
+  // A question about someone: what they said is more likely its answer.
   const speakerBoost = settings.context?.speakerBoost ?? 0;
-  const saidByNamed = speakerBoost > 0 ? speakerMatcher(query) : undefined;
+  const saidByNamed =
+    speakerBoost > 0 ? speakerMatcher(query, sequenceTexts(state, scores, settings)) : undefined;
   let ranked: RetrievedMemory[] = [];
   for (const [id, fused] of scores) {
     const entry = state.entries.get(id);
@@ -129,6 +138,10 @@ export function rankHits(
       score *= 1 + speakerBoost;
     }
     if (timeBoost !== 1 && mentionsTime(entry.text)) score *= timeBoost;
+    // A question that names a date: cards written then, or that say something happened then.
+    if (namedDates.length > 0 && fallsInDateRanges(namedDates, entryTime(entry), entry.dateTerms)) {
+      score *= 1 + settings.dates!.namedDateBoost;
+    }
     if (recencyHalfLifeDays !== undefined) {
       const updated = Date.parse(card.updatedAt);
       if (Number.isFinite(updated)) {
@@ -166,6 +179,18 @@ export function rankHits(
     });
   }
   return ranked.slice(0, topK);
+}
+
+/** The texts of the candidates that belong to the sequence, whose speakers `speakerBoost` reads. */
+function* sequenceTexts(
+  state: ScopeState,
+  scores: ReadonlyMap<string, number>,
+  settings: SearchSettings,
+): Iterable<string> {
+  for (const id of scores.keys()) {
+    const entry = state.entries.get(id);
+    if (entry && settings.context!.types.has(entry.card.type)) yield entry.text;
+  }
 }
 
 function dot(left: Float32Array, right: Float32Array): number {

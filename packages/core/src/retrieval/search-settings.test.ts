@@ -48,13 +48,28 @@ describe('resolveSearchOptions', () => {
       context: {
         weight: 0.5,
         window: 3,
-        backwardWeight: 0.2,
+        backwardWeight: 0.3,
+        questionWeight: 0.7,
         speakerBoost: 1,
         types: new Set(['episode']),
       },
-      dates: { timeQuestionBoost: 0.2 },
+      dates: { timeQuestionBoost: 0.2, namedDateBoost: 0.5 },
       defaultCardText: true,
     });
+    // A semantic embedder's episodes pass on less, except from a turn that asks.
+    expect(resolveSearchOptions({ store, embedder: createFixedEmbedder() }).context).toMatchObject({
+      weight: 0.4,
+      backwardWeight: 0.2,
+      questionWeight: 0.9,
+    });
+    // What is given is kept, whatever the kind.
+    expect(
+      resolveSearchOptions({
+        store,
+        embedder: createFixedEmbedder(),
+        sequenceContext: { weight: 0.6, questionWeight: 0.3, backwardWeight: 0 },
+      }).context,
+    ).toMatchObject({ weight: 0.6, questionWeight: 0.3, backwardWeight: 0 });
     expect(settings.index.dimensions).toBe(settings.embedder.dimensions);
     const off = resolveSearchOptions({ store, sequenceContext: false });
     expect(off).toMatchObject({ context: undefined, candidates: 50, sequenceCandidates: 50 });
@@ -80,8 +95,16 @@ describe('resolveSearchOptions', () => {
         () => resolveSearchOptions({ store, sequenceContext: { backwardWeight: -0.1 } }),
       ],
       [
+        'sequenceContext.questionWeight',
+        () => resolveSearchOptions({ store, sequenceContext: { questionWeight: 1.5 } }),
+      ],
+      [
         'dates.timeQuestionBoost',
         () => resolveSearchOptions({ store, dates: { timeQuestionBoost: Number.NaN } }),
+      ],
+      [
+        'dates.namedDateBoost',
+        () => resolveSearchOptions({ store, dates: { namedDateBoost: -1 } }),
       ],
       [
         'sequenceContext.window',

@@ -29,7 +29,7 @@ export type SearchSettings = Required<
     /** `sequenceContext` resolved, or undefined when it is off. */
     context: SequenceContextSettings | undefined;
     /** `dates` resolved, or undefined when they are off. */
-    dates: { timeQuestionBoost: number } | undefined;
+    dates: DateSettings | undefined;
     /** Whether the embedder only re-encodes the words (see `isLexical`). */
     lexical: boolean;
     /** Whether `cardText` is the default one (saved indexes are only used with it). */
@@ -58,20 +58,43 @@ export interface SequenceContextSettings {
   weight: number;
   window: number;
   backwardWeight: number;
+  /** What a card that asks a question passes to the card right after it. */
+  questionWeight: number;
   /** The card types that form the sequence. */
   types: ReadonlySet<MemoryCardType>;
   speakerBoost: number;
 }
 
-function checkSequenceContext({
-  weight = 0.5,
-  window = 3,
-  backwardWeight = 0.2,
-  types = ['episode'],
-  speakerBoost = 1,
-}: NonNullable<Exclude<MemorySearchOptions['sequenceContext'], false>>): SequenceContextSettings {
+/**
+ * What the episode path passes on, by the embedder's kind: chosen by leave-one-conversation-out
+ * cross-validation on LoCoMo (`pnpm bench retrieval-locomo`), separately for the hashing embedder
+ * and a sentence model, as the fusion weights are.
+ */
+const SEQUENCE_DEFAULTS = {
+  lexical: { weight: 0.5, questionWeight: 0.7, backwardWeight: 0.3 },
+  semantic: { weight: 0.4, questionWeight: 0.9, backwardWeight: 0.2 },
+} as const;
+
+function checkSequenceContext(
+  {
+    weight,
+    window = 3,
+    backwardWeight,
+    questionWeight,
+    types = ['episode'],
+    speakerBoost = 1,
+  }: NonNullable<Exclude<MemorySearchOptions['sequenceContext'], false>>,
+  lexical: boolean,
+): SequenceContextSettings {
+  const defaults = SEQUENCE_DEFAULTS[lexical ? 'lexical' : 'semantic'];
+  weight ??= defaults.weight;
+  backwardWeight ??= defaults.backwardWeight;
+  questionWeight ??= defaults.questionWeight;
   if (!(weight > 0 && weight <= 1)) {
     throw invalid('sequenceContext.weight', `must be in (0, 1], got ${weight}`);
+  }
+  if (!(questionWeight >= 0 && questionWeight <= 1)) {
+    throw invalid('sequenceContext.questionWeight', `must be in [0, 1], got ${questionWeight}`);
   }
   if (!(backwardWeight >= 0 && backwardWeight <= 1)) {
     throw invalid('sequenceContext.backwardWeight', `must be in [0, 1], got ${backwardWeight}`);
@@ -89,19 +112,27 @@ function checkSequenceContext({
       `must be a finite number >= 0, got ${speakerBoost}`,
     );
   }
-  return { weight, window, backwardWeight, types: new Set(types), speakerBoost };
+  return { weight, window, backwardWeight, questionWeight, types: new Set(types), speakerBoost };
+}
+
+export interface DateSettings {
+  timeQuestionBoost: number;
+  namedDateBoost: number;
 }
 
 function checkDates({
   timeQuestionBoost = 0.2,
-}: NonNullable<Exclude<MemorySearchOptions['dates'], false>>): { timeQuestionBoost: number } {
-  if (!(Number.isFinite(timeQuestionBoost) && timeQuestionBoost >= 0)) {
-    throw invalid(
-      'dates.timeQuestionBoost',
-      `must be a finite number >= 0, got ${timeQuestionBoost}`,
-    );
+  namedDateBoost = 0.5,
+}: NonNullable<Exclude<MemorySearchOptions['dates'], false>>): DateSettings {
+  for (const [name, value] of [
+    ['timeQuestionBoost', timeQuestionBoost],
+    ['namedDateBoost', namedDateBoost],
+  ] as const) {
+    if (!(Number.isFinite(value) && value >= 0)) {
+      throw invalid(`dates.${name}`, `must be a finite number >= 0, got ${value}`);
+    }
   }
-  return { timeQuestionBoost };
+  return { timeQuestionBoost, namedDateBoost };
 }
 
 /** A lexical embedder, such as the built-in hashing one: fusion leans on BM25 (see `weights`). */
@@ -145,7 +176,10 @@ export function resolveSearchOptions({
     process.emitWarning(`ctxmem memory search: ${event.message}`, { code: 'CTXMEM_SEARCH_INDEX' }),
 }: MemorySearchOptions): SearchSettings {
   checkMode('mode', mode);
-  const context = sequenceContext === false ? undefined : checkSequenceContext(sequenceContext);
+  const context =
+    sequenceContext === false
+      ? undefined
+      : checkSequenceContext(sequenceContext, isLexical(embedder));
   const dateSettings = dates === false ? undefined : checkDates(dates);
   if (fusion !== 'rrf' && fusion !== 'weighted') {
     throw invalid('fusion', `must be 'rrf' or 'weighted', got ${String(fusion)}`);

@@ -75,25 +75,35 @@ export function candidatePool(state: ScopeState, settings: SearchSettings): numb
     : candidates;
 }
 
+/** A record that asks something: the record after it is most likely the answer. */
+const ASKS = /[?？]/u;
+
 /**
  * Adds to each card of the sequence `weight ^ d` of the score of the card `d` places before it
  * and `backwardWeight ^ d` of the score of the card `d` places after it (d up to `window`),
- * skipping cards the query's filters exclude; cards outside the sequence pass nothing on. Returns
- * the added parts per card; the scores themselves are not changed. Linear in the scored cards
- * times `window`.
+ * skipping cards the query's filters exclude; cards outside the sequence pass nothing on. A card
+ * that asks a question passes `questionWeight` instead of `weight` to the card right after it
+ * (and on from there by `weight`). Returns the added parts per card; the scores themselves are
+ * not changed. Linear in the scored cards times `window`.
  */
 export function passOnContext(
   state: ScopeState,
   scores: ReadonlyMap<string, number>,
   accepts: (id: string) => boolean,
-  { weight, window, backwardWeight, types }: SequenceContextSettings,
+  { weight, window, backwardWeight, questionWeight, types }: SequenceContextSettings,
 ): Map<string, number> {
   const { ids, positions } = sequenceOf(state, types);
   const passed = new Map<string, number>();
-  const passOn = (position: number, score: number, step: 1 | -1, stepWeight: number) => {
+  const passOn = (
+    position: number,
+    score: number,
+    step: 1 | -1,
+    stepWeight: number,
+    firstWeight: number,
+  ) => {
     let share = score;
     for (let distance = 1; distance <= window; distance++) {
-      share *= stepWeight;
+      share *= distance === 1 ? firstWeight : stepWeight;
       const neighbour = ids[position + step * distance];
       if (neighbour === undefined || !(share > 0)) break;
       if (accepts(neighbour)) passed.set(neighbour, (passed.get(neighbour) ?? 0) + share);
@@ -102,8 +112,9 @@ export function passOnContext(
   for (const [id, score] of scores) {
     const position = positions.get(id);
     if (position === undefined || !(score > 0)) continue;
-    passOn(position, score, 1, weight);
-    passOn(position, score, -1, backwardWeight);
+    const asks = questionWeight !== weight && ASKS.test(state.entries.get(id)?.text ?? '');
+    passOn(position, score, 1, weight, asks ? questionWeight : weight);
+    passOn(position, score, -1, backwardWeight, backwardWeight);
   }
   return passed;
 }
@@ -116,18 +127,58 @@ function wordsOf(text: string): string[] {
   return text.toLowerCase().match(WORD) ?? [];
 }
 
+/** The label's words when `text` starts with a speaker label of up to 4 words, else undefined. */
+function labelWords(text: string): string[] | undefined {
+  const label = SPEAKER_LABEL.exec(text)?.[1];
+  if (label === undefined) return undefined;
+  const words = wordsOf(label);
+  return words.length > 0 && words.length <= 4 ? words : undefined;
+}
+
+/** Words that may stand between two names of one subject ("Jon and Gina", "Jon's and Gina's"). */
+const JOINING_WORDS = new Set(['and', 's']);
+
 /**
- * Whether a record of the sequence was said by someone the query names: its text starts with a
- * speaker label ("Samantha: …") whose every word is a word of the query ("What did Samantha
- * paint?", "Samantha's kids"). Without a name in the query, nothing matches.
+ * Whether a record of the sequence was said by the speaker a query is about. Among the speaker
+ * labels of `texts` ("Samantha: …") whose every word is a word of the query, that is the one the
+ * query names first, with any named right after it joined by "and": "What did Nate make for
+ * Joanna?" is about Nate, "How do Jon and Gina relax?" about both. A question names its subject
+ * first; a person named later is usually who it was done for or with, and boosting both left the
+ * boost nothing to tell apart. Without a name in the query, nothing matches. Linear in `texts`.
  */
-export function speakerMatcher(query: string): (text: string) => boolean {
-  const queryWords = new Set(wordsOf(query));
-  if (queryWords.size === 0) return () => false;
+export function speakerMatcher(query: string, texts: Iterable<string>): (text: string) => boolean {
+  const queryWords = wordsOf(query);
+  const firstIndex = new Map<string, number>();
+  for (const [position, word] of queryWords.entries()) {
+    if (!firstIndex.has(word)) firstIndex.set(word, position);
+  }
+  // Each named label once: where its words start and end in the query.
+  const named = new Map<string, { start: number; end: number }>();
+  for (const text of texts) {
+    const words = labelWords(text);
+    if (!words) continue;
+    const key = words.join(' ');
+    if (named.has(key) || !words.every((word) => firstIndex.has(word))) continue;
+    const positions = words.map((word) => firstIndex.get(word)!);
+    named.set(key, { start: Math.min(...positions), end: Math.max(...positions) });
+  }
+  const order = [...named].sort(
+    ([leftKey, left], [rightKey, right]) =>
+      left.start - right.start || (leftKey < rightKey ? -1 : leftKey > rightKey ? 1 : 0),
+  );
+  const subject = new Set<string>();
+  let end = -1;
+  for (const [key, place] of order) {
+    if (subject.size > 0) {
+      const between = queryWords.slice(end + 1, place.start);
+      if (!between.includes('and') || !between.every((word) => JOINING_WORDS.has(word))) break;
+    }
+    subject.add(key);
+    end = Math.max(end, place.end);
+  }
+  if (subject.size === 0) return () => false;
   return (text) => {
-    const label = SPEAKER_LABEL.exec(text)?.[1];
-    if (label === undefined) return false;
-    const words = wordsOf(label);
-    return words.length > 0 && words.length <= 4 && words.every((word) => queryWords.has(word));
+    const words = labelWords(text);
+    return words !== undefined && subject.has(words.join(' '));
   };
 }
