@@ -9,6 +9,7 @@ import { createInMemoryHistoryStore } from '../history/index.js';
 import { createInMemoryMemoryStore } from '../memory/index.js';
 import { messageText } from '../messages/index.js';
 import { createMemorySearch } from '../retrieval/index.js';
+import { createInMemoryLeaseStore } from '../storage/index.js';
 import { createScriptedComplete, summaryReply } from '../test/summarizers.js';
 import { createTokenCounter } from '../tokens/index.js';
 import { CTXMEM_TRACER_NAME } from './index.js';
@@ -96,6 +97,36 @@ describe('OpenTelemetry spans of the context manager', () => {
       expect(manager.historyStore).toBe(historyStore);
     }
     expect(recorder.spans()).toEqual([]);
+  });
+
+  it('spans the compaction lease: which job, and whether it was taken', async () => {
+    const leases = createInMemoryLeaseStore();
+    const complete = createScriptedComplete([summaryAnswer(1)], { repeatLast: true });
+    const manager = createContextManager({
+      contextWindow: 3_000,
+      counter,
+      historyStore: createInMemoryHistoryStore(),
+      leases,
+      modelSummarizer: { complete, name: 'model' },
+      telemetry: { enabled: true, tracer },
+    });
+    // Another instance holds the lease first, so this call's attempt is refused and spanned so.
+    const held = await leases.tryAcquire(SCOPE, 'compaction', 60_000);
+    await manager.prepare(conversation(30), { scope: SCOPE });
+    await held?.release();
+    await manager.prepare(conversation(31), { scope: SCOPE });
+
+    const attempts = recorder.named('ctxmem.lease_store.tryAcquire');
+    expect(attempts.map((span) => span.attributes['ctxmem.lease.acquired'])).toEqual([false, true]);
+    for (const span of attempts) {
+      expect(span.attributes).toMatchObject({
+        'ctxmem.store.kind': 'lease',
+        'ctxmem.store.operation': 'tryAcquire',
+        'ctxmem.lease.name': 'compaction',
+      });
+      const prepares = recorder.named('ctxmem.prepare');
+      expect(prepares.some((prepare) => recorder.isUnder(span, prepare))).toBe(true);
+    }
   });
 
   it('nests a compacting call under the caller’s span, with counts and no content', async () => {

@@ -4,6 +4,7 @@ import type {
   CompleteRequest,
   CompleteResult,
   HistoryStore,
+  LeaseStore,
   MemoryStore,
   OffloadStore,
   Scope,
@@ -44,6 +45,7 @@ const STORE_METHODS = {
   history: ['append', 'read', 'readTurns', 'count', 'getState', 'setState', 'clear'],
   offload: ['put', 'get', 'delete'],
   memory: ['add', 'list', 'get', 'remove'],
+  lease: ['tryAcquire'],
 } as const;
 
 export type TracedStoreKind = keyof typeof STORE_METHODS;
@@ -57,7 +59,7 @@ function isScope(value: unknown): value is Scope {
  * kind, the operation, the scope as `recordScope` allows, and how many records it returned; never
  * the records themselves.
  */
-export function traceStore<Store extends HistoryStore | OffloadStore | MemoryStore>(
+export function traceStore<Store extends HistoryStore | OffloadStore | MemoryStore | LeaseStore>(
   telemetry: Telemetry,
   kind: TracedStoreKind,
   store: Store,
@@ -76,6 +78,12 @@ export function traceStore<Store extends HistoryStore | OffloadStore | MemorySto
         async (span) => {
           const result = await method(...args);
           if (Array.isArray(result)) span.setAttribute('ctxmem.store.records', result.length);
+          // A lease is taken or not: which, and of which job, says why a compaction waited.
+          if (kind === 'lease') {
+            const [, job] = args as unknown[];
+            if (typeof job === 'string') span.setAttribute('ctxmem.lease.name', job);
+            span.setAttribute('ctxmem.lease.acquired', result !== undefined);
+          }
           return result;
         },
       );
