@@ -18,6 +18,14 @@ export {
 } from './gemini-server.js';
 export type { ProviderRejection, ProviderRequest } from './http-server.js';
 export {
+  KEPT_CHECK_TURNS,
+  KEPT_CHECK_WINDOW,
+  type KeptCheckFigures,
+  keptCheckFigures,
+  keptCheckQuestion,
+  PLANTED_FACTS,
+} from './kept-check.js';
+export {
   OPENAI_TOKENIZER,
   type OpenAIResponsesServerOptions,
   startOpenAIResponsesServer,

@@ -12,6 +12,12 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  keptCheckFigures,
+  keptCheckQuestion,
+  KEPT_CHECK_TURNS as TURNS,
+  KEPT_CHECK_WINDOW as WINDOW,
+} from '../../../test/providers/index.js';
+import {
   createMiddleware,
   describeError,
   lookupTool,
@@ -20,14 +26,6 @@ import {
   playConversation,
   startProvider,
 } from './provider-wire.test-support.js';
-
-const WINDOW = 16_000;
-const TURNS = 40;
-const FACTS = new Map([
-  [1, 'FACT-1: the staging database listens on port 8443.'],
-  [4, 'FACT-2: the release train leaves every Thursday at 14:00 UTC.'],
-  [9, 'FACT-3: the on-call alias is ops-blue.'],
-]);
 
 let setup: ProviderSetup | undefined;
 afterEach(async () => {
@@ -38,6 +36,7 @@ afterEach(async () => {
 describe.each(PROVIDERS)('40 tool-using turns in a 16k window: %s', (name) => {
   it('no rejected rule, no failed turn, at most 2 overflows and none in the second half', async () => {
     setup = await startProvider(name, { contextWindow: WINDOW });
+    const { server } = setup;
     const middleware = createMiddleware(setup, { contextWindow: WINDOW });
     const requestsBefore: number[] = [];
     const { outcomes } = await playConversation({
@@ -47,43 +46,26 @@ describe.each(PROVIDERS)('40 tool-using turns in a 16k window: %s', (name) => {
       turns: TURNS,
       maxOutputTokens: 1_000,
       userText: (turn) => {
-        requestsBefore[turn] = setup!.server.requests.length;
-        const fact = FACTS.get(turn);
-        return `Question ${turn}: look up record ${turn} and tell me what changed.${fact ? ` Remember this: ${fact}` : ''}`;
+        requestsBefore[turn] = server.requests.length;
+        return keptCheckQuestion(turn);
       },
     });
-    const { server } = setup;
-    const secondHalf = requestsBefore[TURNS / 2 + 1]!;
-    const overflows = server.rejected('overflow');
-    const agentRequests = server.requests.filter(
-      (request) =>
-        !JSON.stringify(request.body).includes('rolling context summary of a conversation'),
-    );
-    const last = agentRequests.filter((request) => !request.rejection).at(-1)!;
-    const lastText = JSON.stringify(last.body);
-    const figures = {
-      provider: name,
-      requests: server.requests.length,
-      ruleRejections: server.rejected('rule').map((request) => request.rejection!.message),
+    const figures = keptCheckFigures({
+      server,
+      requestsBefore,
       failedTurns: outcomes
         .filter((outcome) => outcome.error)
         .map(
           (outcome) => `turn ${outcome.turn} (${outcome.mode}): ${describeError(outcome.error)}`,
         ),
-      overflows: overflows.length,
-      overflowsInSecondHalf: overflows.filter((request) => request.index >= secondHalf).length,
-      factsMissing: [...FACTS.values()].filter((fact) => !lastText.includes(fact)),
-      largestInputTokens: Math.max(...server.requests.map((request) => request.inputTokens ?? 0)),
-    };
+    });
     if (process.env.CTXMEM_PROVIDER_CHECK_REPORT) {
       console.log(
         JSON.stringify({
+          provider: name,
           ...figures,
           failedTurns: figures.failedTurns.length,
           firstFailures: figures.failedTurns.slice(0, 3),
-          overflowTurns: overflows.map((request) =>
-            requestsBefore.findLastIndex((start) => start <= request.index),
-          ),
         }),
       );
     }

@@ -5,19 +5,14 @@
  * the provider accepts, with the signed thinking of each tool loop in place.
  */
 
-import { ChatAnthropic } from '@langchain/anthropic';
 import { type BaseMessage, HumanMessage } from '@langchain/core/messages';
-import { tool } from '@langchain/core/tools';
-import { createAgent } from 'langchain';
 import { afterEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import {
   createScriptedAgent,
   type FakeProviderServer,
   startAnthropicServer,
 } from '../../../test/providers/index.js';
-import { contextMemoryMiddleware } from './agent/index.js';
-import { words } from './langchain.test-support.js';
+import { createAnthropicResearchAgent } from './anthropic-agent.test-support.js';
 
 const WINDOW = 16_000;
 
@@ -39,30 +34,11 @@ describe('the agent middleware on the wire through @langchain/anthropic', () => 
         handler: agentScript.handler,
         contextWindow: WINDOW * 2,
       });
-      const model = new ChatAnthropic({
-        model: 'claude-sonnet-4-5',
-        apiKey: 'test',
-        anthropicApiUrl: server.origin,
-        maxRetries: 0,
-        maxTokens: 2_000,
+      const agent = createAnthropicResearchAgent({
+        origin: server.origin,
+        contextWindow: WINDOW,
+        resultWords: 500,
         streaming,
-        thinking: { type: 'enabled', budget_tokens: 1_024 },
-      });
-      const memory = contextMemoryMiddleware({ model, contextWindow: WINDOW });
-      const lookup = tool(
-        async ({ query }: { query: string }) =>
-          JSON.stringify({ query, rows: words(query.length * 7919, 500).split(' ') }),
-        {
-          name: 'lookup',
-          description: 'Looks a record up.',
-          schema: z.object({ query: z.string() }),
-        },
-      );
-      const agent = createAgent({
-        model,
-        tools: [lookup],
-        systemPrompt: 'You are a research agent. Use the lookup tool, then answer briefly.',
-        middleware: [memory],
       });
       const config = { configurable: { thread_id: `anthropic-wire-${streaming}` } };
       let messages: BaseMessage[] = [];
