@@ -6,21 +6,22 @@ import { traceComplete, traceSearch, traceStore } from './traced-parts.js';
 const isObject = (value: unknown): value is object => typeof value === 'object' && value !== null;
 
 /**
- * The manager's options with the parts it calls wrapped in spans: the history, offload and memory
- * stores, the memory search, and the model calls of the summarizer and the memory flush. What is
+ * The manager's options with the parts it calls wrapped in spans: the history, offload, memory and
+ * lease stores, the memory search, and the model calls of the summarizer and the memory flush. What is
  * not of the expected shape is left as given, so the manager's own checks still name it.
  */
 export function traceManagerOptions(
   telemetry: Telemetry,
   options: ContextManagerOptions,
 ): ContextManagerOptions {
-  const { historyStore, memory, flush, modelSummarizer } = options;
+  const { historyStore, leases, memory, flush, modelSummarizer } = options;
   const offloadStore = options.offloadStore ?? createInMemoryOffloadStore();
   return {
     ...options,
     ...(isObject(historyStore)
       ? { historyStore: traceStore(telemetry, 'history', historyStore) }
       : {}),
+    ...(isObject(leases) ? { leases: traceStore(telemetry, 'lease', leases) } : {}),
     offloadStore: isObject(offloadStore)
       ? traceStore(telemetry, 'offload', offloadStore)
       : offloadStore,
