@@ -1,10 +1,6 @@
-import {
-  type CompleteFn,
-  type CompleteRequest,
-  type CompleteResult,
-  InvalidArgumentError,
-} from '@ctxmem/core';
+import { type CompleteFn, type CompleteRequest, InvalidArgumentError } from '@ctxmem/core';
 import { CTXMEM_PROVIDER_OPTIONS_KEY } from './call-scope.js';
+import { languageModelUsage } from './provider-response.js';
 
 /** A text-only prompt: the same JSON in the V3 and V4 prompt formats. */
 type TextPrompt = Array<
@@ -93,33 +89,13 @@ export function languageModelComplete(
       .map((part) => part.text)
       .join('');
     const finishReason = unifiedFinishReason(result.finishReason);
-    const usage = completionUsage(result.usage);
+    const usage = languageModelUsage(result.usage);
     return {
       text,
       ...(finishReason === undefined ? {} : { finishReason }),
       model: model.modelId,
       ...(usage ? { usage } : {}),
     };
-  };
-}
-
-/** A token count of a V2 usage (a number) or a V3/V4 one (`{ total }`). */
-function tokenCount(value: unknown): number | undefined {
-  const total =
-    typeof value === 'object' && value !== null ? (value as { total?: unknown }).total : value;
-  return typeof total === 'number' && Number.isFinite(total) && total >= 0 ? total : undefined;
-}
-
-/** The input and output tokens a model result reports, when it reports any. */
-function completionUsage(usage: unknown): CompleteResult['usage'] {
-  if (typeof usage !== 'object' || usage === null) return undefined;
-  const { inputTokens, outputTokens } = usage as { inputTokens?: unknown; outputTokens?: unknown };
-  const input = tokenCount(inputTokens);
-  const output = tokenCount(outputTokens);
-  if (input === undefined && output === undefined) return undefined;
-  return {
-    ...(input === undefined ? {} : { inputTokens: input }),
-    ...(output === undefined ? {} : { outputTokens: output }),
   };
 }
 

@@ -1,4 +1,5 @@
-import { detectContextOverflow, type ProviderUsage } from '@ctxmem/core';
+import { type CompleteResult, detectContextOverflow, type ProviderUsage } from '@ctxmem/core';
+import { providerUsage, reportedUsage } from '@ctxmem/core/adapter-kit';
 
 /** A stream part of a language model, as far as ctxmem reads it (V3 and V4 alike). */
 export interface StreamPartLike {
@@ -10,26 +11,41 @@ export interface StreamPartLike {
 /** Parts a provider sends before any output: a rejection may still follow them. */
 const PREAMBLE_PARTS: ReadonlySet<string> = new Set(['stream-start', 'response-metadata', 'raw']);
 
-/**
- * The input tokens of a language model's usage: `inputTokens.total` (AI SDK 6 and 7, V3 and V4:
- * cached reads and writes included, as `@ai-sdk/anthropic` and `@ai-sdk/openai` fill it), else
- * the sum of its parts, else a plain number (the V2 shape). Undefined when the provider reported
- * none.
- */
-export function providerUsageOf(usage: unknown): ProviderUsage | undefined {
-  const input = (usage as { inputTokens?: unknown } | undefined)?.inputTokens;
-  if (typeof input === 'number') return valid(input);
-  if (typeof input !== 'object' || input === null) return undefined;
-  const { total, noCache, cacheRead, cacheWrite } = input as Record<string, unknown>;
-  if (typeof total === 'number') return valid(total);
-  const parts = [noCache, cacheRead, cacheWrite].filter(
-    (part): part is number => typeof part === 'number',
-  );
-  return parts.length === 0 ? undefined : valid(parts.reduce((sum, part) => sum + part, 0));
+/** The parts a V3/V4 count may be split into, when it has no `total`. */
+const INPUT_PARTS = ['noCache', 'cacheRead', 'cacheWrite'] as const;
+const OUTPUT_PARTS = ['text', 'reasoning'] as const;
+
+/** A V3/V4 token count (`{ total, …parts }`): its total, else the sum of its parts; a V2 number as is. */
+function tokenTotal(count: unknown, parts: readonly string[]): unknown {
+  if (typeof count !== 'object' || count === null) return count;
+  const record = count as Record<string, unknown>;
+  if (typeof record.total === 'number') return record.total;
+  const numbers = parts
+    .map((part) => record[part])
+    .filter((part): part is number => typeof part === 'number');
+  return numbers.length === 0 ? undefined : numbers.reduce((sum, part) => sum + part, 0);
 }
 
-function valid(inputTokens: number): ProviderUsage | undefined {
-  return Number.isFinite(inputTokens) && inputTokens > 0 ? { inputTokens } : undefined;
+function usageCounts(usage: unknown): { inputTokens?: unknown; outputTokens?: unknown } {
+  return typeof usage === 'object' && usage !== null ? usage : {};
+}
+
+/**
+ * The input and output tokens of a language model's usage (AI SDK 6 and 7, V3 and V4: cached
+ * reads and writes included in the input, as `@ai-sdk/anthropic` and `@ai-sdk/openai` fill it;
+ * the V2 numbers too), for `CompleteResult.usage`. Undefined when the provider reported none.
+ */
+export function languageModelUsage(usage: unknown): CompleteResult['usage'] {
+  const { inputTokens, outputTokens } = usageCounts(usage);
+  return reportedUsage(
+    tokenTotal(inputTokens, INPUT_PARTS),
+    tokenTotal(outputTokens, OUTPUT_PARTS),
+  );
+}
+
+/** The provider's count of the input of a language model's usage, for the calibration. */
+export function providerUsageOf(usage: unknown): ProviderUsage | undefined {
+  return providerUsage(tokenTotal(usageCounts(usage).inputTokens, INPUT_PARTS));
 }
 
 /**

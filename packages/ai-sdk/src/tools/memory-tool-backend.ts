@@ -5,7 +5,7 @@ import {
   type MemoryToolCommand,
   type Scope,
 } from '@ctxmem/core';
-import { checkScope } from '@ctxmem/core/adapter-kit';
+import { scopeResolver } from '@ctxmem/core/adapter-kit';
 import type { MemoryToolCall } from './memory-tools.js';
 
 export interface MemoryToolBackendScopeOptions {
@@ -45,9 +45,7 @@ export function memoryToolBackend({
   ...options
 }: MemoryToolBackendOptions & MemoryToolBackendScopeOptions): MemoryToolBackendExecute {
   const backend = createMemoryToolBackend(options);
-  const fixed = typeof scope === 'function' ? undefined : checkScope(scope);
-  const resolveScope =
-    typeof scope === 'function' ? (call: MemoryToolCall) => checkScope(scope(call)) : () => fixed!;
+  const resolveScope = scopeResolver(scope);
   return {
     async execute(input, call) {
       try {

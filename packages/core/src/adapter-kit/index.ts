@@ -43,9 +43,10 @@ export {
   withMarkerUnder,
   withMessageIds,
 } from '../messages/index.js';
+export { providerUsage, reportedUsage } from '../provider/index.js';
 export { embeddingVector } from '../retrieval/normalized-vector.js';
 export { raceSignal } from '../retrieval/race-signal.js';
-export { checkScope } from '../storage/index.js';
+export { checkScope, scopeResolver } from '../storage/index.js';
 export {
   buildSummaryPrompt,
   emptySections,

@@ -19,4 +19,8 @@ export {
   planOverflowRetry,
   type RejectedRequest,
 } from './overflow-retry.js';
-export type { ProviderUsage } from './provider-usage.js';
+export {
+  type ProviderUsage,
+  providerUsage,
+  reportedUsage,
+} from './provider-usage.js';

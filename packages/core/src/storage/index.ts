@@ -50,6 +50,7 @@ export {
   type ScopeField,
   scopeFolder,
   scopeKey,
+  scopeResolver,
   validateRequiredScope,
 } from './scope.js';
 export {

@@ -10,6 +10,7 @@ import {
   normalizeScope,
   scopeFolder,
   scopeKey,
+  scopeResolver,
   validateRequiredScope,
 } from './index.js';
 
@@ -97,6 +98,16 @@ function catchError(run: () => unknown): unknown {
   }
   return undefined;
 }
+
+describe('scopeResolver', () => {
+  it('checks a fixed scope where it is given, and a resolved one on every call', () => {
+    expect(scopeResolver<string>({ userId: 'alice' })('anything')).toEqual({ userId: 'alice' });
+    expect(() => scopeResolver({ userId: '' })).toThrow(InvalidArgumentError);
+    const resolve = scopeResolver((sessionId: string) => ({ sessionId }));
+    expect(resolve('s1')).toEqual({ sessionId: 's1' });
+    expect(() => resolve('')).toThrow(/scope\.sessionId must be a non-empty string/);
+  });
+});
 
 describe('scopeFolder', () => {
   const root = '/data/ctxmem';

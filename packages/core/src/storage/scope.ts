@@ -61,6 +61,20 @@ export function checkScope(scope: unknown, argument = 'scope'): Scope {
 }
 
 /**
+ * An adapter's scope option — a fixed scope, or a function of what the adapter is called with —
+ * as one function returning the checked scope. A fixed scope is checked once, here, so a bad
+ * option fails where it is given; a function's result is checked on every call.
+ */
+export function scopeResolver<Argument>(
+  scope: Scope | ((argument: Argument) => Scope),
+  argument = 'scope',
+): (argument: Argument) => Scope {
+  if (typeof scope === 'function') return (value) => checkScope(scope(value), argument);
+  const fixed = checkScope(scope, argument);
+  return () => fixed;
+}
+
+/**
  * The canonical string of a scope, used as a map key and by indexes (`MemoryIndexItem.scopeKey`).
  * Distinct scopes always give distinct keys: fields are URI-encoded, so no id can forge a
  * separator. `{}` (the single-user scope) is `global`.

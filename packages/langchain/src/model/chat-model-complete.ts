@@ -1,11 +1,7 @@
-import {
-  type CompleteFn,
-  type CompleteRequest,
-  type CompleteResult,
-  InvalidArgumentError,
-} from '@ctxmem/core';
+import { type CompleteFn, type CompleteRequest, InvalidArgumentError } from '@ctxmem/core';
 import { type BaseMessage, HumanMessage, SystemMessage } from '@langchain/core/messages';
 import { chatModelId } from './chat-model-settings.js';
+import { chatModelUsage } from './chat-model-usage.js';
 
 /**
  * The part of a LangChain chat model that ctxmem calls: any `BaseChatModel` is one, and so is a
@@ -81,7 +77,7 @@ export function chatModelComplete(
     });
     const finishReason = finishReasonOf(answer);
     const text = answerText(answer);
-    const usage = usageOf(answer);
+    const usage = chatModelUsage(answer);
     const id = chatModelId(model);
     return {
       text,
@@ -89,22 +85,6 @@ export function chatModelComplete(
       ...(id === undefined ? {} : { model: id }),
       ...(usage ? { usage } : {}),
     };
-  };
-}
-
-/** The token counts of a LangChain answer (`usage_metadata`), when the provider reported them. */
-function usageOf(message: unknown): CompleteResult['usage'] {
-  const metadata = (
-    message as { usage_metadata?: { input_tokens?: unknown; output_tokens?: unknown } }
-  ).usage_metadata;
-  const count = (value: unknown) =>
-    typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
-  const input = count(metadata?.input_tokens);
-  const output = count(metadata?.output_tokens);
-  if (input === undefined && output === undefined) return undefined;
-  return {
-    ...(input === undefined ? {} : { inputTokens: input }),
-    ...(output === undefined ? {} : { outputTokens: output }),
   };
 }
 

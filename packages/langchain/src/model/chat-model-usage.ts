@@ -1,4 +1,18 @@
-import type { ProviderUsage } from '@ctxmem/core';
+import type { CompleteResult, ProviderUsage } from '@ctxmem/core';
+import { providerUsage, reportedUsage } from '@ctxmem/core/adapter-kit';
+
+/** A chat model answer's `usage_metadata`, when it is a message that has one. */
+function usageMetadata(output: unknown): { input_tokens?: unknown; output_tokens?: unknown } {
+  if (typeof output !== 'object' || output === null) return {};
+  const metadata = (output as { usage_metadata?: unknown }).usage_metadata;
+  return typeof metadata === 'object' && metadata !== null ? metadata : {};
+}
+
+/** The token counts of a chat model answer (`usage_metadata`), for `CompleteResult.usage`. */
+export function chatModelUsage(output: unknown): CompleteResult['usage'] {
+  const { input_tokens, output_tokens } = usageMetadata(output);
+  return reportedUsage(input_tokens, output_tokens);
+}
 
 /**
  * The provider's count of a chat model answer's input: `usage_metadata.input_tokens`, which
@@ -8,10 +22,5 @@ import type { ProviderUsage } from '@ctxmem/core';
  * anything else (a string output, an answer without usage).
  */
 export function providerUsageOfMessage(output: unknown): ProviderUsage | undefined {
-  if (typeof output !== 'object' || output === null) return undefined;
-  const usage = (output as { usage_metadata?: { input_tokens?: unknown } }).usage_metadata;
-  const inputTokens = usage?.input_tokens;
-  return typeof inputTokens === 'number' && Number.isFinite(inputTokens) && inputTokens > 0
-    ? { inputTokens }
-    : undefined;
+  return providerUsage(usageMetadata(output).input_tokens);
 }

@@ -4,7 +4,7 @@ import {
   type MemoryToolBackendOptions,
   type Scope,
 } from '@ctxmem/core';
-import { checkScope } from '@ctxmem/core/adapter-kit';
+import { scopeResolver } from '@ctxmem/core/adapter-kit';
 import { ToolMessage } from '@langchain/core/messages';
 import { type DynamicStructuredTool, tool } from '@langchain/core/tools';
 import type { MemoryToolRuntime } from './memory-tools.js';
@@ -43,11 +43,7 @@ export function anthropicMemoryTool({
   ...options
 }: AnthropicMemoryToolOptions): DynamicStructuredTool {
   const backend = createMemoryToolBackend(options);
-  const fixed = typeof scope === 'function' ? undefined : checkScope(scope);
-  const resolveScope =
-    typeof scope === 'function'
-      ? (runtime: MemoryToolRuntime) => checkScope(scope(runtime))
-      : () => fixed!;
+  const resolveScope = scopeResolver(scope);
   const memoryTool = tool(
     async (input: unknown, config: MemoryToolConfig = {}) => {
       try {
