@@ -80,6 +80,28 @@ function bestOf(runs: number, run: () => ChildRun): ChildRun {
 const seconds = (milliseconds: number) => Number((milliseconds / 1000).toFixed(2));
 const megabytes = (bytes: number) => Number((bytes / 1e6).toFixed(1));
 
+/** The whole `ctxmem compact` process on `path` at `budget`, best of `runs` (offloads afresh). */
+function compactProcess(folder: string, path: string, budget: number, runs: number) {
+  return bestOf(runs, () => {
+    rmSync(join(folder, 'offload'), { recursive: true, force: true });
+    return runNode(
+      [
+        CLI,
+        'compact',
+        path,
+        '--budget',
+        String(budget),
+        '--out',
+        join(folder, 'out.json'),
+        '--offload-dir',
+        join(folder, 'offload'),
+        '-q',
+      ],
+      folder,
+    );
+  });
+}
+
 function payloadRows(folder: string, megabytesOfInput: number, runs: number) {
   const rows: BenchSection['rows'] = [];
   const bytes = megabytesOfInput * 1_000_000;
@@ -96,24 +118,7 @@ function payloadRows(folder: string, megabytesOfInput: number, runs: number) {
         folder,
       ),
     );
-    const compact = bestOf(runs, () => {
-      rmSync(join(folder, 'offload'), { recursive: true, force: true });
-      return runNode(
-        [
-          CLI,
-          'compact',
-          path,
-          '--budget',
-          '4000',
-          '--out',
-          join(folder, 'out.json'),
-          '--offload-dir',
-          join(folder, 'offload'),
-          '-q',
-        ],
-        folder,
-      );
-    });
+    const compact = compactProcess(folder, path, 4_000, runs);
     const middleware = bestOf(runs, () => runNode([MIDDLEWARE, path, '8000'], folder));
     const call = JSON.parse(middleware.stdout) as {
       callMs: number;
@@ -297,24 +302,7 @@ async function transcriptRows(
   const trimWallMs = performance.now() - started;
   const trimCpuMs = cpuMillisecondsSince(cpuBefore);
 
-  const compact = bestOf(runs, () => {
-    rmSync(join(folder, 'offload'), { recursive: true, force: true });
-    return runNode(
-      [
-        CLI,
-        'compact',
-        path,
-        '--budget',
-        String(budget),
-        '--out',
-        join(folder, 'out.json'),
-        '--offload-dir',
-        join(folder, 'offload'),
-        '-q',
-      ],
-      folder,
-    );
-  });
+  const compact = compactProcess(folder, path, budget, runs);
   const help = bestOf(runs, () => runNode([CLI, '--help'], folder));
   const ratio = (value: number) => Number(value.toFixed(1));
   const empty = {

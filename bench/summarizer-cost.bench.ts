@@ -150,38 +150,44 @@ function scriptedComplete(bill: Bill) {
   };
 }
 
+/**
+ * The assistant's `search` call of a turn and its result: the same JSON as ctxmem's messages and
+ * as an AI SDK V4 prompt.
+ */
+function lookupExchange(turn: number, lookup: { query: string; result: string }) {
+  const id = `call_${turn}`;
+  return [
+    {
+      role: 'assistant' as const,
+      content: [
+        {
+          type: 'tool-call' as const,
+          toolCallId: id,
+          toolName: 'search',
+          input: { q: lookup.query },
+        },
+      ],
+    },
+    {
+      role: 'tool' as const,
+      content: [
+        {
+          type: 'tool-result' as const,
+          toolCallId: id,
+          toolName: 'search',
+          output: { type: 'text' as const, value: lookup.result },
+        },
+      ],
+    },
+  ];
+}
+
 function toolChat(turns: number): Message[] {
   const messages: Message[] = [];
   for (let turn = 1; turn <= turns; turn++) {
     const step = chatTurn(turn);
     messages.push({ role: 'user', content: step.user });
-    if (step.lookup) {
-      const id = `call_${turn}`;
-      messages.push(
-        {
-          role: 'assistant',
-          content: [
-            {
-              type: 'tool-call',
-              toolCallId: id,
-              toolName: 'search',
-              input: { q: step.lookup.query },
-            },
-          ],
-        },
-        {
-          role: 'tool',
-          content: [
-            {
-              type: 'tool-result',
-              toolCallId: id,
-              toolName: 'search',
-              output: { type: 'text', value: step.lookup.result },
-            },
-          ],
-        },
-      );
-    }
+    if (step.lookup) messages.push(...lookupExchange(turn, step.lookup));
     messages.push({ role: 'assistant', content: step.answer });
   }
   return messages;
@@ -322,31 +328,7 @@ async function aiSdkChat(turns: number, contextWindow: number): Promise<ChatResu
     history.push({ role: 'user', content: [{ type: 'text', text: step.user }] });
     await call();
     if (step.lookup) {
-      const id = `call_${turn}`;
-      history.push(
-        {
-          role: 'assistant',
-          content: [
-            {
-              type: 'tool-call',
-              toolCallId: id,
-              toolName: 'search',
-              input: { q: step.lookup.query },
-            },
-          ],
-        },
-        {
-          role: 'tool',
-          content: [
-            {
-              type: 'tool-result',
-              toolCallId: id,
-              toolName: 'search',
-              output: { type: 'text', value: step.lookup.result },
-            },
-          ],
-        },
-      );
+      history.push(...lookupExchange(turn, step.lookup));
       await call();
     }
     history.push({ role: 'assistant', content: [{ type: 'text', text: step.answer }] });
