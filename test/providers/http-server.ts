@@ -4,6 +4,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { text } from 'node:stream/consumers';
 
 /** One request a fake provider server received, and how it answered. */
 export interface ProviderRequest {
@@ -49,15 +50,6 @@ export interface FakeHttpServer {
   close(): Promise<void>;
 }
 
-function readBody(request: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    request.on('error', reject);
-  });
-}
-
 function send(outgoing: ServerResponse, answer: RouteAnswer): void {
   if ('json' in answer) {
     outgoing.writeHead(answer.status, { 'content-type': 'application/json' });
@@ -90,7 +82,7 @@ export async function startFakeHttpServer(
       const url = new URL(incoming.url ?? '/', 'http://localhost');
       let body: Record<string, unknown>;
       try {
-        const parsed: unknown = JSON.parse(await readBody(incoming));
+        const parsed: unknown = JSON.parse(await text(incoming));
         if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
           throw new Error('not an object');
         }

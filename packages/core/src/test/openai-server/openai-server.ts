@@ -6,6 +6,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { text } from 'node:stream/consumers';
 import { chatChunks, chatCompletion } from './chat-completions.js';
 import { argumentsText, estimateTokens, type ResolvedReply } from './reply.js';
 import { response, responseEvents } from './responses.js';
@@ -66,15 +67,6 @@ export interface OpenAICompatibleServer {
   readonly requests: OpenAIServerRequest[];
   /** Stops the server and closes open connections. */
   close(): Promise<void>;
-}
-
-function readBody(request: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    request.on('error', reject);
-  });
 }
 
 function sendJson(response: ServerResponse, status: number, body: unknown): void {
@@ -171,7 +163,7 @@ export async function startOpenAICompatibleServer({
     }
     let body: Record<string, unknown>;
     try {
-      const parsed: unknown = JSON.parse(await readBody(incoming));
+      const parsed: unknown = JSON.parse(await text(incoming));
       if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
         throw new Error('not an object');
       body = parsed as Record<string, unknown>;
