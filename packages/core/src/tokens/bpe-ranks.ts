@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { InvalidArgumentError } from '../errors/index.js';
+import { decodeVocabularyFile } from './vocabulary-file.js';
 
 /** The tiktoken encodings ctxmem ships. */
 export type TokenEncodingName = 'o200k_base' | 'cl100k_base';
@@ -215,12 +216,39 @@ function parseRanks(name: TokenEncodingName, text: string): Omit<BpeRanks, 'patt
   };
 }
 
-/** The ranks of an encoding, built on first use and kept for the life of the process. */
+/** The ranks of an encoding built from js-tiktoken's rank module (what the build writes out). */
+export function buildBpeRanks(name: TokenEncodingName): BpeRanks {
+  const module = readRankModule(name);
+  return { ...parseRanks(name, module.bpe_ranks), pattern: new RegExp(module.pat_str, 'gu') };
+}
+
+/**
+ * Where the build writes an encoding's vocabulary file: `dist/vocabulary/`, beside `dist/tokens/`
+ * (run from the TypeScript sources, the file is absent and the ranks are built).
+ */
+export function vocabularyFileUrl(name: TokenEncodingName): URL {
+  return new URL(`../vocabulary/${name}.bin`, import.meta.url);
+}
+
+/** The vocabulary file's ranks, or `undefined` when it is missing or not intact. */
+function readVocabularyFile(name: TokenEncodingName): BpeRanks | undefined {
+  let file: Buffer;
+  try {
+    file = readFileSync(vocabularyFileUrl(name));
+  } catch {
+    return undefined;
+  }
+  return decodeVocabularyFile(file, name);
+}
+
+/**
+ * The ranks of an encoding, loaded on first use and kept for the life of the process: from the
+ * vocabulary file the build wrote when it is there and intact, else built from js-tiktoken.
+ */
 export function loadBpeRanks(name: TokenEncodingName): BpeRanks {
   let ranks = loaded.get(name);
   if (ranks === undefined) {
-    const module = readRankModule(name);
-    ranks = { ...parseRanks(name, module.bpe_ranks), pattern: new RegExp(module.pat_str, 'gu') };
+    ranks = readVocabularyFile(name) ?? buildBpeRanks(name);
     loaded.set(name, ranks);
   }
   return ranks;
