@@ -13,6 +13,10 @@ const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]+/gu;
 const HAS_CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
 /** A word, number or identifier: inner dots, slashes, dashes and apostrophes stay in it. */
 const WORD = /[\p{L}\p{N}_](?:[\p{L}\p{N}_'’./@#+-]*[\p{L}\p{N}_])?/gu;
+const DIGIT = /\d/;
+/** Inner punctuation or a lower-case letter before a capital: `user_id`, `a.b`, `camelCase`. */
+const IDENTIFIER_MARK = /[./@#_]|\p{Ll}\p{Lu}/u;
+const CAPITAL_FIRST = /^\p{Lu}/u;
 const NUMBER_BOOST = 1.5;
 const NAME_BOOST = 1.3;
 const IDENTIFIER_BOOST = 1.5;
@@ -43,12 +47,12 @@ export function contentWords(text: string): ContentWord[] {
     if (key.includes('’')) key = key.replaceAll('’', "'");
     if (key.endsWith("'s")) key = key.slice(0, -2);
     if (UNINFORMATIVE_WORDS.has(key)) continue;
-    if (/\d/.test(key)) {
+    if (DIGIT.test(key)) {
       add(key, NUMBER_BOOST);
-    } else if (/[./@#_]|\p{Ll}\p{Lu}/u.test(word)) {
+    } else if (IDENTIFIER_MARK.test(word)) {
       add(key, IDENTIFIER_BOOST);
     } else if (key.length >= 2) {
-      const name = /^\p{Lu}/u.test(word) && !startsSentence(latin, match.index);
+      const name = CAPITAL_FIRST.test(word) && !startsSentence(latin, match.index);
       // Stemmed as in search, so "paint", "painted" and "painting" count as one word.
       add(stemEnglish(key), name ? NAME_BOOST : 1);
     }
