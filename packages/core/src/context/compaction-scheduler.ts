@@ -15,7 +15,12 @@ import { recordCompaction, type Telemetry } from '../telemetry/index.js';
 import { boundedCounter } from '../tokens/index.js';
 import type { ContextManagerOptions } from './context-manager-types.js';
 import { explainBudget } from './request-preparation.js';
-import type { CompactionEntry, SessionPersistence, SessionState } from './session-state.js';
+import {
+  type CompactionEntry,
+  knownWorkingState,
+  type SessionPersistence,
+  type SessionState,
+} from './session-state.js';
 import { errorText } from './with-timeout.js';
 
 /** One 53-bit hash of a history's message fingerprints, in order. */
@@ -171,11 +176,13 @@ export function createCompactionScheduler(options: CompactionSchedulerOptions) {
           },
         )
       : await run();
+    // Without an entry for this history, the write still goes on top of the stored state.
+    const base = previous ?? knownWorkingState(state);
     const entry: CompactionEntry = {
       covered: [...fingerprints],
       output: result.messages,
-      cycle: (previous?.cycle ?? 0) + 1,
-      version: previous?.version ?? 0,
+      cycle: base.cycle + 1,
+      version: base.version,
       ...(result.summary ? { summary: result.summary } : {}),
       ...(state.flushedCycle === undefined ? {} : { flushedCycle: state.flushedCycle }),
     };
@@ -248,8 +255,9 @@ export function createCompactionScheduler(options: CompactionSchedulerOptions) {
     if (trigger && trigger !== 'manual' && state.entry) {
       // Another instance serving this session may have compacted it since this one did: adopt
       // its stored state instead of summarizing again.
+      const known = knownWorkingState(state).version;
       const stored = await persistence.restoreEntry(scope, state, fingerprints, messages);
-      if (stored && stored.version > (entry?.version ?? 0)) {
+      if (stored && stored.version > Math.max(entry?.version ?? 0, known)) {
         entry = stored;
         working = workingOf(entry, messages);
         tokens = counter.countMessages(working);

@@ -31,6 +31,12 @@ export interface SessionState {
   entry?: CompactionEntry;
   /** How many original messages were appended to the history store. */
   recorded?: number;
+  /**
+   * The version and cycle of the working state last read from the store, also when it was not
+   * adopted (it covers a history the host no longer sends): a compaction that replaces it is
+   * written on top of that version, not as a first write that would conflict and be dropped.
+   */
+  stored?: { version: number; cycle: number };
   flushedCycle?: number;
   background?: Promise<void>;
   /** A compaction prepared in the background, adopted when the threshold is reached. */
@@ -42,6 +48,19 @@ export interface SessionState {
    * Undefined until read from the store, so a new process continues the stored record.
    */
   calls?: CallRecord[];
+}
+
+/**
+ * The newest working state this process knows the session has in the store, whether or not it
+ * covers the current history: what a new compaction's write is based on.
+ */
+export function knownWorkingState(state: SessionState): { version: number; cycle: number } {
+  const entry = state.entry;
+  const stored = state.stored;
+  if (!stored || (entry && entry.version >= stored.version)) {
+    return { version: entry?.version ?? 0, cycle: entry?.cycle ?? 0 };
+  }
+  return stored;
 }
 
 /** Sessions' in-memory state, the least recently used dropped past `cacheSize`. */
@@ -99,6 +118,7 @@ export function createSessionPersistence(
     const stored = await historyStore.getState(scope);
     state.calls ??= stored?.calls ?? [];
     if (stored?.calibration !== undefined) calibration?.adopt(stored.calibration);
+    if (stored) state.stored = { version: stored.version, cycle: stored.cycle };
     if (!stored || stored.summarizedCount > messages.length) return undefined;
     return {
       covered: fingerprints.slice(0, stored.summarizedCount),
