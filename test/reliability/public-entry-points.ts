@@ -12,7 +12,7 @@ type ParameterKind = (
   | { kind: 'string'; example: string }
   | { kind: 'number' | 'boolean' | 'array' | 'function' | 'object' | 'unknown' }
 ) & {
-  /** Takes options: destructured in place, named `options`, or typed `…Options`. */
+  /** Takes options: destructured in place, named `options`, or typed `…Options` or `…Input`. */
   options: boolean;
   optional: boolean;
 };
@@ -46,8 +46,8 @@ function sourceOf(packageFolder: string, target: unknown): string {
   return join(packageFolder, 'src', `${match[1]}.ts`);
 }
 
-/** A type named `…Options` (possibly generic, possibly one member of an intersection). */
-const OPTIONS_TYPE = /(^|[&|]\s*)(\w+\.)?\w*Options\b/;
+/** A type named `…Options` or `…Input` (possibly generic, possibly one member of an intersection). */
+const OPTIONS_TYPE = /(^|[&|]\s*)(\w+\.)?\w*(Options|Input)\b/;
 
 function isOptionsParameter(declaration: ts.Declaration | undefined): boolean {
   if (!declaration || !ts.isParameter(declaration)) return false;
