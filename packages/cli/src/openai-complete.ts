@@ -1,5 +1,6 @@
 import type { CompleteFn, CompleteRequest, CompleteResult } from '@ctxmem/core';
 import { ContextOverflowError, detectContextOverflow, InvalidArgumentError } from '@ctxmem/core';
+import { requireOption, requireOptions } from '@ctxmem/core/adapter-kit';
 
 export interface OpenAICompatibleCompleteOptions {
   /** Sent as `Authorization: Bearer <apiKey>`; never logged or put into error messages. */
@@ -21,13 +22,24 @@ export interface OpenAICompatibleCompleteOptions {
  * `SummarizerError` and its fallback takes over. A rejection of the prompt as too long throws
  * `ContextOverflowError` with the server's numbers, so the model summarizer retries it smaller.
  */
-export function createOpenAICompatibleComplete({
-  apiKey,
-  model,
-  baseUrl = 'https://api.openai.com/v1',
-  temperature = 0,
-  fetch = globalThis.fetch,
-}: OpenAICompatibleCompleteOptions): CompleteFn {
+export function createOpenAICompatibleComplete(
+  options: OpenAICompatibleCompleteOptions,
+): CompleteFn {
+  const {
+    apiKey,
+    model,
+    baseUrl = 'https://api.openai.com/v1',
+    temperature = 0,
+    fetch = globalThis.fetch,
+  } = requireOptions(options, 'createOpenAICompatibleComplete');
+  requireOption('createOpenAICompatibleComplete', 'apiKey', apiKey, {
+    expected: 'the API key, a string',
+    type: 'string',
+  });
+  requireOption('createOpenAICompatibleComplete', 'model', model, {
+    expected: 'the model id, a string',
+    type: 'string',
+  });
   if (apiKey.trim() === '') {
     throw new InvalidArgumentError({ message: 'apiKey must not be empty', argument: 'apiKey' });
   }

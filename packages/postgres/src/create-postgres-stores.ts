@@ -1,6 +1,7 @@
 import {
   type DriverStores,
   type DriverStoresOptions,
+  requireOptions,
   resolveDriverOptions,
 } from '@ctxmem/core/driver-kit';
 import {
@@ -46,12 +47,13 @@ export interface PostgresStores extends DriverStores<PostgresMemoryStore> {
  *   memory: { store: stores.memory },
  * });
  */
-export function createPostgresStores({
-  pool,
-  connectionString,
-  schema = 'ctxmem',
-  ...options
-}: PostgresStoresOptions = {}): PostgresStores {
+export function createPostgresStores(given: PostgresStoresOptions = {}): PostgresStores {
+  const {
+    pool,
+    connectionString,
+    schema = 'ctxmem',
+    ...options
+  } = requireOptions(given, 'createPostgresStores');
   const quotedSchema = quoteIdentifier(schema, 'schema');
   const { required, clock, messageIds, cardIds } = resolveDriverOptions(options);
   let opened: Promise<ResolvedPool> | undefined;

@@ -5,7 +5,12 @@ import {
   type MemoryIndexItem,
   StorageError,
 } from '@ctxmem/core';
-import { checkIndexIds, normalizedVector, prepareIndexItems } from '@ctxmem/core/driver-kit';
+import {
+  checkIndexIds,
+  normalizedVector,
+  prepareIndexItems,
+  requireOptions,
+} from '@ctxmem/core/driver-kit';
 import {
   inTransaction,
   type PostgresConnectionOptions,
@@ -121,15 +126,16 @@ export async function ensurePgvector(pool: PostgresPool): Promise<string> {
  * `size()` must answer synchronously: it is the table's count when the index was opened (or
  * `refreshSize()` last ran), plus this instance's own inserts and minus its deletes.
  */
-export async function createPgvectorIndex({
-  pool,
-  connectionString,
-  schema = 'ctxmem',
-  dimensions,
-  table,
-  approximateFrom = 10_000,
-  efSearch = 100,
-}: PgvectorIndexOptions): Promise<PgvectorIndex> {
+export async function createPgvectorIndex(options: PgvectorIndexOptions): Promise<PgvectorIndex> {
+  const {
+    pool,
+    connectionString,
+    schema = 'ctxmem',
+    dimensions,
+    table,
+    approximateFrom = 10_000,
+    efSearch = 100,
+  } = requireOptions(options, 'createPgvectorIndex');
   checkDimensions(dimensions);
   checkPositive(approximateFrom, 'approximateFrom');
   checkPositive(efSearch, 'efSearch');

@@ -1,6 +1,7 @@
 import {
   type DriverStores,
   type DriverStoresOptions,
+  requireOptions,
   resolveDriverOptions,
 } from '@ctxmem/core/driver-kit';
 import {
@@ -54,13 +55,14 @@ export interface RedisStores extends DriverStores {
  *   memory: { store: stores.memory },
  * });
  */
-export function createRedisStores({
-  client,
-  url,
-  prefix = 'ctxmem',
-  ttlSeconds,
-  ...options
-}: RedisStoresOptions = {}): RedisStores {
+export function createRedisStores(given: RedisStoresOptions = {}): RedisStores {
+  const {
+    client,
+    url,
+    prefix = 'ctxmem',
+    ttlSeconds,
+    ...options
+  } = requireOptions(given, 'createRedisStores');
   assertConnectionOptions({ client, url });
   const { required, clock, messageIds, cardIds } = resolveDriverOptions(options);
   const context: StoreContext = {

@@ -17,7 +17,7 @@ import {
   type Summarizer,
   scopeKey,
 } from '@ctxmem/core';
-import { checkScope, scopedMemory } from '@ctxmem/core/adapter-kit';
+import { checkScope, requireOptions, scopedMemory } from '@ctxmem/core/adapter-kit';
 import type { PromptVersion } from '../convert/prompt-types.js';
 import { type ContextEventSource, createScopedEvents } from '../status/scoped-events.js';
 import { mergeScope, splitProviderOptions } from './call-scope.js';
@@ -381,6 +381,7 @@ function createContextMemory(
 export function contextMemoryMiddleware(
   options: ContextMemoryMiddlewareOptions = {},
 ): ContextMemoryMiddleware {
+  requireOptions(options, 'contextMemoryMiddleware');
   return { specificationVersion: 'v4', ...createContextMemory(options) };
 }
 
@@ -388,5 +389,6 @@ export function contextMemoryMiddleware(
 export function contextMemoryMiddlewareV3(
   options: ContextMemoryMiddlewareOptions = {},
 ): ContextMemoryMiddlewareV3 {
+  requireOptions(options, 'contextMemoryMiddlewareV3');
   return { specificationVersion: 'v3', ...createContextMemory(options) };
 }

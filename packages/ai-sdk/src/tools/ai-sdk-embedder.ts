@@ -5,7 +5,7 @@ import {
   type EmbedderKind,
   InvalidArgumentError,
 } from '@ctxmem/core';
-import { embeddingVector } from '@ctxmem/core/adapter-kit';
+import { embeddingVector, requireOptions } from '@ctxmem/core/adapter-kit';
 import { type EmbeddingModel, embedMany } from 'ai';
 
 export interface AiSdkEmbedderOptions {
@@ -54,7 +54,9 @@ export class AiSdkEmbeddingError extends CtxmemError {
   /** The embedder's id. */
   readonly embedderId: string;
 
-  constructor({ embedderId, ...options }: Partial<CtxmemErrorOptions> & { embedderId: string }) {
+  constructor(given: Partial<CtxmemErrorOptions> & { embedderId: string }) {
+    // Building an error must not fail: see CtxmemError.
+    const { embedderId, ...options } = given ?? ({} as typeof given);
     const reason = options.cause instanceof Error ? options.cause.message : String(options.cause);
     super({
       message: options.message ?? `The embedding model ${embedderId} failed: ${reason}`,
@@ -88,9 +90,8 @@ function positiveInteger(argument: string, value: number): void {
  * another length than `dimensions` throws `EmbedderDimensionError`, a request that still fails
  * throws `AiSdkEmbeddingError`.
  */
-export function aiSdkEmbedder(
-  model: EmbeddingModel,
-  {
+export function aiSdkEmbedder(model: EmbeddingModel, options: AiSdkEmbedderOptions): Embedder {
+  const {
     dimensions,
     id,
     maxRetries = 2,
@@ -98,8 +99,7 @@ export function aiSdkEmbedder(
     maxParallelCalls = 2,
     kind = 'semantic',
     providerOptions,
-  }: AiSdkEmbedderOptions,
-): Embedder {
+  } = requireOptions(options, 'aiSdkEmbedder');
   positiveInteger('dimensions', dimensions);
   positiveInteger('batchSize', batchSize);
   positiveInteger('maxParallelCalls', maxParallelCalls);

@@ -5,7 +5,7 @@ import {
   type MemoryToolCommand,
   type Scope,
 } from '@ctxmem/core';
-import { scopeResolver } from '@ctxmem/core/adapter-kit';
+import { requireOptions, scopeResolver } from '@ctxmem/core/adapter-kit';
 import type { MemoryToolCall } from './memory-tools.js';
 
 export interface MemoryToolBackendScopeOptions {
@@ -40,10 +40,10 @@ export interface MemoryToolBackendExecute {
  * const memory = anthropic.tools.memory_20250818(memoryToolBackend({ store, scope: { userId } }));
  * await generateText({ model: anthropic('claude-sonnet-4-5'), tools: { memory }, prompt });
  */
-export function memoryToolBackend({
-  scope = {},
-  ...options
-}: MemoryToolBackendOptions & MemoryToolBackendScopeOptions): MemoryToolBackendExecute {
+export function memoryToolBackend(
+  given: MemoryToolBackendOptions & MemoryToolBackendScopeOptions,
+): MemoryToolBackendExecute {
+  const { scope = {}, ...options } = requireOptions(given, 'memoryToolBackend');
   const backend = createMemoryToolBackend(options);
   const resolveScope = scopeResolver(scope);
   return {

@@ -5,6 +5,7 @@ import {
   type Scope,
   type ToolDefinition,
 } from '@ctxmem/core';
+import { requireOptions } from '@ctxmem/core/adapter-kit';
 import { jsonSchema, type Tool, tool } from 'ai';
 import type { ContextMemoryControls } from '../middleware/context-memory-middleware.js';
 
@@ -70,6 +71,7 @@ export function memoryTools(
   source: MemoryToolsOptions | Pick<ContextMemoryControls, 'stores'>,
   { scope = {} }: MemoryToolsScopeOptions = {},
 ): Partial<Record<MemoryToolName, Tool>> {
+  requireOptions(source, 'memoryTools');
   const stores = 'stores' in source ? source.stores : source;
   const resolveScope = typeof scope === 'function' ? scope : () => scope;
   const definitions = createMemoryTools(stores);

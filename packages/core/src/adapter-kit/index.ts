@@ -61,3 +61,4 @@ export {
   UNKNOWN_TOKENIZER_MARGIN,
 } from '../tokens/index.js';
 export { defineTool } from '../tools/index.js';
+export { type RequiredOption, requireOption, requireOptions } from '../validation/index.js';

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { SystemMessage, TokenCounter } from '../contracts/index.js';
 import { InvalidArgumentError } from '../errors/index.js';
+import { requireOption, requireOptions } from '../validation/index.js';
 import {
   trimBootstrapContent,
   validateCharLimit,
@@ -74,16 +75,23 @@ export interface BootstrapResult {
  * `maxTotalChars`, and files that no longer fit are skipped. Missing files are skipped and
  * unreadable ones reported; neither throws.
  */
-export async function loadBootstrapFiles({
-  root,
-  files = DEFAULT_BOOTSTRAP_FILES,
-  maxCharsPerFile = 20_000,
-  maxTotalChars = 24_000,
-  headRatio = 0.7,
-  tailRatio = 0.2,
-  minRemainingChars = 64,
-  counter,
-}: LoadBootstrapFilesOptions): Promise<BootstrapResult> {
+export async function loadBootstrapFiles(
+  options: LoadBootstrapFilesOptions,
+): Promise<BootstrapResult> {
+  const {
+    root,
+    files = DEFAULT_BOOTSTRAP_FILES,
+    maxCharsPerFile = 20_000,
+    maxTotalChars = 24_000,
+    headRatio = 0.7,
+    tailRatio = 0.2,
+    minRemainingChars = 64,
+    counter,
+  } = requireOptions(options, 'loadBootstrapFiles');
+  requireOption('loadBootstrapFiles', 'root', root, {
+    expected: 'the folder to read, a string',
+    type: 'string',
+  });
   validateCharLimit(maxCharsPerFile, 'maxCharsPerFile');
   validateCharLimit(maxTotalChars, 'maxTotalChars');
   validateCharLimit(minRemainingChars, 'minRemainingChars');

@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from '../errors/index.js';
+import { requireOptions } from '../validation/index.js';
 
 export interface TrimBootstrapOptions {
   /** Share of `maxChars` kept from the start of the file. @default 0.7 */
@@ -23,6 +24,7 @@ export function trimBootstrapContent(
   maxChars: number,
   options: TrimBootstrapOptions = {},
 ): string {
+  requireOptions(options, 'trimBootstrapContent');
   const { headRatio = 0.7, tailRatio = 0.2 } = options;
   validateCharLimit(maxChars, 'maxChars');
   validateRatios(headRatio, tailRatio);

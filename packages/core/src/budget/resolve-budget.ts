@@ -1,4 +1,5 @@
 import { BudgetExceededError, InvalidArgumentError } from '../errors/index.js';
+import { requireOptions } from '../validation/index.js';
 
 export interface ReserveOptions {
   /** Share of the window kept free for the next reply. @default 0.1 */
@@ -105,16 +106,17 @@ function requireInteger(value: number, argument: string, minimum: number): void 
  * `BudgetExceededError` (with the numbers) when the fixed costs and the output leave no room for
  * messages at all.
  */
-export function resolveBudget({
-  contextWindow,
-  threshold = 0.8,
-  retainedRatio = 0.6,
-  reserve = {},
-  maxMessages,
-  fixedTokens = 0,
-  outputTokens,
-  countRatio = 1,
-}: ResolveBudgetOptions): Budget {
+export function resolveBudget(options: ResolveBudgetOptions): Budget {
+  const {
+    contextWindow,
+    threshold = 0.8,
+    retainedRatio = 0.6,
+    reserve = {},
+    maxMessages,
+    fixedTokens = 0,
+    outputTokens,
+    countRatio = 1,
+  } = requireOptions(options, 'resolveBudget');
   requireInteger(contextWindow, 'contextWindow', 1);
   requireRatio(threshold, 'threshold');
   requireRatio(retainedRatio, 'retainedRatio');

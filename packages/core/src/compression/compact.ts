@@ -19,6 +19,7 @@ import type {
 } from '../contracts/index.js';
 import { InvalidArgumentError } from '../errors/index.js';
 import { repairMessages, validateMessages } from '../messages/validate-messages.js';
+import { requireOptions } from '../validation/index.js';
 import { withMessageCache } from './counting.js';
 import { fitToBudget } from './fit-to-budget.js';
 import {
@@ -118,6 +119,7 @@ export async function compact(
   messages: readonly Message[],
   options: CompactOptions,
 ): Promise<CompactResult> {
+  requireOptions(options, 'compact');
   const {
     budgetTokens,
     targetTokens = budgetTokens,

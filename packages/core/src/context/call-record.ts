@@ -13,6 +13,7 @@ import type {
   TokenCounter,
   WorkingState,
 } from '../contracts/index.js';
+import { requireOption, requireOptions } from '../validation/index.js';
 
 /** The message parts of a window: where each prompt message's tokens are counted. */
 export type MessagePart = Exclude<
@@ -69,22 +70,31 @@ export interface CallRecordInput {
  * The record of one prepared call. Linear in the prompt's messages; their token counts come from
  * the counter's cache (each was counted while preparing), so recording costs no new counting.
  */
-export function createCallRecord({
-  historyMessages,
-  tokensBefore,
-  messages,
-  tokens,
-  budget,
-  toolTokens,
-  reservedTokens,
-  compaction,
-  memories,
-  repairs,
-  calibration,
-  overflow,
-  now = new Date(),
-  counter,
-}: CallRecordInput & { counter: TokenCounter }): CallRecord {
+export function createCallRecord(options: CallRecordInput & { counter: TokenCounter }): CallRecord {
+  const {
+    historyMessages,
+    tokensBefore,
+    messages,
+    tokens,
+    budget,
+    toolTokens,
+    reservedTokens,
+    compaction,
+    memories,
+    repairs,
+    calibration,
+    overflow,
+    now = new Date(),
+    counter,
+  } = requireOptions(options, 'createCallRecord');
+  requireOption('createCallRecord', 'messages', messages, {
+    expected: 'the prompt messages, an array',
+  });
+  requireOption('createCallRecord', 'budget', budget, { expected: 'the resolved Budget' });
+  requireOption('createCallRecord', 'counter', counter, {
+    expected: 'a TokenCounter, e.g. createTokenCounter()',
+    methods: ['countText'],
+  });
   const window = createWindowTally(counter, {
     toolDefinitions: toolTokens,
     reserved: reservedTokens,
@@ -177,12 +187,19 @@ export interface ReconstructCallsInput {
  * What it cannot know: the memories injected (none are counted) and a repair of the host's
  * messages. Linear in the messages: each is counted once, from the counter's cache.
  */
-export function reconstructCallRecords({
-  state,
-  history,
-  ends,
-  counter,
-}: ReconstructCallsInput): CallRecord[] {
+export function reconstructCallRecords(options: ReconstructCallsInput): CallRecord[] {
+  const { state, history, ends, counter } = requireOptions(options, 'reconstructCallRecords');
+  requireOption('reconstructCallRecords', 'state', state, { expected: 'the working state' });
+  requireOption('reconstructCallRecords', 'history', history, {
+    expected: 'the stored history, an array',
+  });
+  requireOption('reconstructCallRecords', 'ends', ends, {
+    expected: 'the history length at each call, an array',
+  });
+  requireOption('reconstructCallRecords', 'counter', counter, {
+    expected: 'a TokenCounter, e.g. createTokenCounter()',
+    methods: ['countText'],
+  });
   const last = state.calls?.at(-1);
   if (!last) return [];
   const { toolDefinitions, reserved, outputReserve } = last.composition;

@@ -28,6 +28,7 @@ import {
   traceSummarizer,
 } from '../telemetry/index.js';
 import { createTokenCounter } from '../tokens/index.js';
+import { requireOptions } from '../validation/index.js';
 import { appendCallRecord, createCallRecord, replaceCallRecord } from './call-record.js';
 import { createShapeCheck } from './check-new-messages.js';
 import { createCompactionScheduler } from './compaction-scheduler.js';
@@ -58,6 +59,7 @@ import { createSessionPersistence, createSessionStates } from './session-state.j
  * the call record; this function wires them and runs one call through them in order.
  */
 export function createContextManager(given: ContextManagerOptions = {}): ContextManager {
+  requireOptions(given, 'createContextManager');
   // With telemetry on, the stores, the search and the model calls are wrapped in spans here.
   const telemetry = createTelemetry(given.telemetry);
   const options = telemetry ? traceManagerOptions(telemetry, given) : given;

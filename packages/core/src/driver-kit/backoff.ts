@@ -1,3 +1,4 @@
+import { requireOptions } from '../validation/index.js';
 export interface BackoffOptions {
   /** Delay before the first retry, ms. @default 50 */
   initialMs?: number;
@@ -11,9 +12,7 @@ export interface BackoffOptions {
  * by default: quick after a blip, and a server that is down for a while gets one attempt every
  * 2 seconds rather than a storm.
  */
-export function exponentialBackoff({
-  initialMs = 50,
-  maxMs = 2_000,
-}: BackoffOptions = {}): (retries: number) => number {
+export function exponentialBackoff(options: BackoffOptions = {}): (retries: number) => number {
+  const { initialMs = 50, maxMs = 2_000 } = requireOptions(options, 'exponentialBackoff');
   return (retries) => Math.min(initialMs * 2 ** Math.max(0, retries), maxMs);
 }

@@ -14,6 +14,7 @@ import {
   systemClock,
   validateRequiredScope,
 } from '../storage/index.js';
+import { requireOptions } from '../validation/index.js';
 import { generateCardId, generateMessageId, safeIdGenerator } from './records.js';
 
 export interface DriverStoresOptions {
@@ -61,12 +62,13 @@ export interface ResolvedDriverOptions {
   cardIds: () => string;
 }
 
-export function resolveDriverOptions({
-  requiredScope = [],
-  clock = systemClock,
-  generateMessageId: messageIds = generateMessageId,
-  generateCardId: cardIds = generateCardId,
-}: DriverStoresOptions): ResolvedDriverOptions {
+export function resolveDriverOptions(options: DriverStoresOptions): ResolvedDriverOptions {
+  const {
+    requiredScope = [],
+    clock = systemClock,
+    generateMessageId: messageIds = generateMessageId,
+    generateCardId: cardIds = generateCardId,
+  } = requireOptions(options, 'resolveDriverOptions');
   return {
     required: validateRequiredScope(requiredScope),
     clock,

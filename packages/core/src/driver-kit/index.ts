@@ -50,6 +50,7 @@ export {
   withStorageErrors,
   writeFileAtomic,
 } from '../storage/index.js';
+export { type RequiredOption, requireOption, requireOptions } from '../validation/index.js';
 export { type BackoffOptions, exponentialBackoff } from './backoff.js';
 export { cardConflictKeys, draftConflictKeys } from './conflict-keys.js';
 export { isSocketErrorCode } from './connection-loss.js';

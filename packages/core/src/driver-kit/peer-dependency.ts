@@ -1,4 +1,5 @@
 import { StorageError } from '../errors/index.js';
+import { requireOption, requireOptions } from '../validation/index.js';
 
 export interface PeerDependency {
   /** The npm package, as the user installs it: `pg`, `redis`. */
@@ -22,8 +23,24 @@ export interface PeerDependency {
  */
 export async function loadPeerDependency<Export>(
   importer: () => Promise<unknown>,
-  { name, driver, stores, exportName, minimum, description }: PeerDependency,
+  options: PeerDependency,
 ): Promise<Export> {
+  const { name, driver, stores, exportName, minimum, description } = requireOptions(
+    options,
+    'loadPeerDependency',
+  );
+  requireOption('loadPeerDependency', 'name', name, {
+    expected: 'the npm package name, a string',
+    type: 'string',
+  });
+  requireOption('loadPeerDependency', 'exportName', exportName, {
+    expected: 'the export to take, a string',
+    type: 'string',
+  });
+  requireOption('loadPeerDependency', 'minimum', minimum, {
+    expected: 'the lowest supported version, a string',
+    type: 'string',
+  });
   let loaded: unknown;
   try {
     loaded = await importer();

@@ -1,4 +1,5 @@
 import { CtxmemError, InvalidArgumentError, StorageError } from '../errors/index.js';
+import { requireOption, requireOptions } from '../validation/index.js';
 
 /** How a driver describes what its database threw. */
 export interface DatabaseErrors {
@@ -13,10 +14,11 @@ export interface DatabaseErrors {
  * `StorageError` saying what was being done (`<database> could not <action>: <detail><suffix>`);
  * ctxmem errors pass through unchanged.
  */
-export function databaseErrors({ database, describe }: DatabaseErrors): {
+export function databaseErrors(options: DatabaseErrors): {
   toStorageError: (error: unknown, action: string) => CtxmemError;
   withStorageErrors: <Result>(action: string, work: () => Promise<Result>) => Promise<Result>;
 } {
+  const { database, describe } = requireOptions(options, 'databaseErrors');
   const toStorageError = (error: unknown, action: string): CtxmemError => {
     if (CtxmemError.isInstance(error)) return error;
     const { detail, suffix } = describe(error);
@@ -55,14 +57,27 @@ export interface ConnectionTarget {
 }
 
 /** Throws `InvalidArgumentError` unless a usable client (or pool) or a non-empty URL is given. */
-export function assertConnectionTarget({
-  given,
-  usable,
-  argument,
-  invalid,
-  url,
-  missing,
-}: ConnectionTarget): void {
+export function assertConnectionTarget(options: ConnectionTarget): void {
+  const { given, usable, argument, invalid, url, missing } = requireOptions(
+    options,
+    'assertConnectionTarget',
+  );
+  requireOption('assertConnectionTarget', 'usable', usable, {
+    expected: 'a function telling a usable client',
+    type: 'function',
+  });
+  requireOption('assertConnectionTarget', 'argument', argument, {
+    expected: 'the option name, a string',
+    type: 'string',
+  });
+  requireOption('assertConnectionTarget', 'invalid', invalid, {
+    expected: 'the message for an unusable client, a string',
+    type: 'string',
+  });
+  requireOption('assertConnectionTarget', 'missing', missing, {
+    expected: 'the message for a missing target, a string',
+    type: 'string',
+  });
   if (given !== undefined) {
     if (given === null || typeof given !== 'object' || !usable(given)) {
       throw new InvalidArgumentError({ message: invalid, argument });

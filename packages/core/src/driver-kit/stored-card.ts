@@ -1,5 +1,6 @@
 import type { MemoryCard, Scope } from '../contracts/index.js';
 import { assertSafeId } from '../storage/index.js';
+import { requireOptions } from '../validation/index.js';
 import { cardNotFound, decodeCard } from './records.js';
 
 /**
@@ -8,9 +9,10 @@ import { cardNotFound, decodeCard } from './records.js';
  * messages.
  */
 export async function getStoredCard(
-  { id, scope, key }: { id: string; scope: Scope; key: string },
+  options: { id: string; scope: Scope; key: string },
   read: () => Promise<string | null | undefined>,
 ): Promise<MemoryCard> {
+  const { id, scope, key } = requireOptions(options, 'getStoredCard');
   assertSafeId(id, 'card id');
   const json = await read();
   if (json === null || json === undefined) throw cardNotFound(id);

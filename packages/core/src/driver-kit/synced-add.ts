@@ -16,6 +16,7 @@ import type { MemoryCard, MemoryCardDraft } from '../contracts/index.js';
 import { StorageError } from '../errors/index.js';
 import { analyzeCardContent, type CardAnalysis } from '../memory/card-analysis.js';
 import type { CardMergeOptions } from '../memory/index.js';
+import { requireOptions } from '../validation/index.js';
 import { type AnalyzeContent, cardConflictKeys, draftConflictKeys } from './conflict-keys.js';
 import {
   mergeSynced,
@@ -95,16 +96,17 @@ function analysesOfOneAdd(): AnalyzeContent {
 }
 
 /** Merges and commits `drafts` (see the module comment); returns each draft's card, copied. */
-export async function addSynced({
-  cache,
-  key,
-  drafts,
-  mergeOptions,
-  load,
-  commit,
-  maxAttempts = 100,
-  maxPauseMs = 20,
-}: SyncedAddOptions): Promise<MemoryCard[]> {
+export async function addSynced(options: SyncedAddOptions): Promise<MemoryCard[]> {
+  const {
+    cache,
+    key,
+    drafts,
+    mergeOptions,
+    load,
+    commit,
+    maxAttempts = 100,
+    maxPauseMs = 20,
+  } = requireOptions(options, 'addSynced');
   const analyze = analysesOfOneAdd();
   const lookedUp = draftConflictKeys(drafts, analyze);
   let cards = cache.get(key) ?? (await load());

@@ -33,14 +33,15 @@ export class ContextOverflowError extends CtxmemError<
   /** Every rejected attempt of the call, oldest first: one, or two after ctxmem's retry. */
   declare readonly attempts: ContextOverflowAttempt[];
 
-  constructor({
-    attempts,
-    ...options
-  }: CtxmemErrorOptions &
-    ContextOverflowAttempt & {
-      /** @default the one attempt the other fields describe */
-      attempts?: ContextOverflowAttempt[];
-    }) {
+  constructor(
+    given: CtxmemErrorOptions &
+      ContextOverflowAttempt & {
+        /** @default the one attempt the other fields describe */
+        attempts?: ContextOverflowAttempt[];
+      },
+  ) {
+    // Building an error must not fail: see CtxmemError.
+    const { attempts, ...options } = given ?? ({} as typeof given);
     const { message: _message, cause: _cause, ...last } = options;
     super({ ...options, attempts: attempts ?? [last] });
   }

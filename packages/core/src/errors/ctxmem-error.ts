@@ -45,12 +45,10 @@ export class CtxmemError<Fields extends object = Record<never, never>> extends E
   override readonly name: string;
   override readonly cause?: unknown;
 
-  constructor({
-    message,
-    cause,
-    name,
-    ...fields
-  }: CtxmemErrorOptions & { name?: string } & Fields) {
+  constructor(options: CtxmemErrorOptions & { name?: string } & Fields) {
+    // Building an error must not fail: without options it is an error without a message.
+    const { message, cause, name, ...fields } =
+      options ?? ({} as CtxmemErrorOptions & { name?: string } & Fields);
     super(message);
     const errorClass = new.target as unknown as typeof CtxmemError;
     this.name = name ?? errorClass.errorName;

@@ -12,14 +12,15 @@ export class SummarizerError extends CtxmemError<{
   /** Why, in a word that never quotes the input: safe to store (see `SummarizerFailureKind`). */
   declare readonly kind: SummarizerFailureKind;
 
-  constructor({
-    kind = 'error',
-    ...options
-  }: CtxmemErrorOptions & {
-    summarizer: string;
-    /** @default 'error' */
-    kind?: SummarizerFailureKind;
-  }) {
+  constructor(
+    given: CtxmemErrorOptions & {
+      summarizer: string;
+      /** @default 'error' */
+      kind?: SummarizerFailureKind;
+    },
+  ) {
+    // Building an error must not fail: see CtxmemError.
+    const { kind = 'error', ...options } = given ?? ({} as typeof given);
     super({ ...options, kind });
   }
 

@@ -15,6 +15,7 @@ import {
   withFileLock,
   writeFileAtomic,
 } from '../storage/index.js';
+import { requireOption, requireOptions } from '../validation/index.js';
 import type { FlushNotes } from './memory-flush.js';
 
 /**
@@ -83,18 +84,20 @@ export function renderMemoryMarkdown(
  * `memory/YYYY-MM-DD.md`. Lines already present are not written again. Returns how many lines were
  * added to each file.
  */
-export async function writeFlushNotes({
-  root,
-  scope,
-  notes,
-  date = new Date(),
-}: {
+export async function writeFlushNotes(options: {
   root: string;
   scope: Scope;
   notes: FlushNotes;
   /** @default new Date() */
   date?: Date;
 }): Promise<{ memoryLines: number; dailyLines: number }> {
+  const { root, scope, notes, date = new Date() } = requireOptions(options, 'writeFlushNotes');
+  requireOption('writeFlushNotes', 'root', root, {
+    expected: 'the memory files folder, a string',
+    type: 'string',
+  });
+  requireOption('writeFlushNotes', 'scope', scope, { expected: 'a Scope' });
+  requireOption('writeFlushNotes', 'notes', notes, { expected: 'the FlushNotes to write' });
   const folder = memoryFilesFolder(root, scope);
   await mkdir(join(folder, 'memory'), { recursive: true }).catch((error: unknown) => {
     throw toStorageError(error, folder, 'create');
@@ -133,15 +136,21 @@ export function parseMemoryMarkdown(text: string, source: string): MemoryCardDra
  * Indexes `MEMORY.md` and `memory/*.md` of a scope into the card store (the store de-duplicates),
  * so notes written by a flush or by hand are found by search like any other memory.
  */
-export async function importMemoryFiles({
-  root,
-  scope,
-  store,
-}: {
+export async function importMemoryFiles(options: {
   root: string;
   scope: Scope;
   store: MemoryStore;
 }): Promise<number> {
+  const { root, scope, store } = requireOptions(options, 'importMemoryFiles');
+  requireOption('importMemoryFiles', 'root', root, {
+    expected: 'the memory files folder, a string',
+    type: 'string',
+  });
+  requireOption('importMemoryFiles', 'scope', scope, { expected: 'a Scope' });
+  requireOption('importMemoryFiles', 'store', store, {
+    expected: 'a MemoryStore',
+    methods: ['add'],
+  });
   const folder = memoryFilesFolder(root, scope);
   const drafts = parseMemoryMarkdown(await readOptional(join(folder, 'MEMORY.md')), 'MEMORY.md');
   let daily: string[] = [];

@@ -9,6 +9,7 @@ import { MEMORY_CARD_TYPES } from '../contracts/index.js';
 import { InvalidArgumentError } from '../errors/index.js';
 import { messageText } from '../messages/index.js';
 import { answerOf, unusableAnswerReason } from '../summarize/model-answer.js';
+import { requireOption, requireOptions } from '../validation/index.js';
 
 export interface FlushThresholdOptions {
   contextWindow: number;
@@ -142,14 +143,7 @@ export function parseFlushReply(reply: string, source: string): FlushNotes | und
 }
 
 /** Runs the silent turn and returns the parsed notes (or `undefined` for NO_REPLY). */
-export async function requestFlushNotes({
-  complete,
-  messages,
-  counter,
-  maxInputTokens,
-  abortSignal,
-  source,
-}: {
+export async function requestFlushNotes(options: {
   complete: CompleteFn;
   messages: readonly Message[];
   counter: TokenCounter;
@@ -157,6 +151,29 @@ export async function requestFlushNotes({
   abortSignal?: AbortSignal;
   source: string;
 }): Promise<FlushNotes | undefined> {
+  const { complete, messages, counter, maxInputTokens, abortSignal, source } = requireOptions(
+    options,
+    'requestFlushNotes',
+  );
+  requireOption('requestFlushNotes', 'complete', complete, {
+    expected: 'a CompleteFn',
+    type: 'function',
+  });
+  requireOption('requestFlushNotes', 'messages', messages, {
+    expected: 'the messages to flush, an array',
+  });
+  requireOption('requestFlushNotes', 'counter', counter, {
+    expected: 'a TokenCounter, e.g. createTokenCounter()',
+    methods: ['countText'],
+  });
+  requireOption('requestFlushNotes', 'maxInputTokens', maxInputTokens, {
+    expected: 'a number of tokens',
+    type: 'number',
+  });
+  requireOption('requestFlushNotes', 'source', source, {
+    expected: 'the source of the notes, a string',
+    type: 'string',
+  });
   const answer = answerOf(
     await complete({
       system: FLUSH_SYSTEM_PROMPT,

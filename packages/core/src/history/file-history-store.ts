@@ -22,6 +22,7 @@ import {
   withStorageErrors,
   writeFileAtomic,
 } from '../storage/index.js';
+import { requireOptions } from '../validation/index.js';
 import {
   assertExpectedVersion,
   decodeState,
@@ -66,15 +67,18 @@ export interface FileHistoryStoreOptions extends HistoryStoreOptions, Corruption
  * (compare-and-set on the version). Reads take no lock. A crash can at worst leave a torn last
  * line, which is dropped (it was never acknowledged); damaged lines are handled per `corruption`.
  */
-export function createFileHistoryStore({
-  root = join(process.cwd(), '.ctxmem'),
-  requiredScope = [],
-  clock = systemClock,
-  generateId = generateMessageId,
-  lock = {},
-  corruption = 'recover',
-  onCorruption,
-}: FileHistoryStoreOptions = {}): CompleteHistoryStore {
+export function createFileHistoryStore(
+  options: FileHistoryStoreOptions = {},
+): CompleteHistoryStore {
+  const {
+    root = join(process.cwd(), '.ctxmem'),
+    requiredScope = [],
+    clock = systemClock,
+    generateId = generateMessageId,
+    lock = {},
+    corruption = 'recover',
+    onCorruption,
+  } = requireOptions(options, 'createFileHistoryStore');
   const required = validateRequiredScope(requiredScope);
   const base = resolve(root);
   const corruptionOptions: CorruptionOptions = { corruption, onCorruption };

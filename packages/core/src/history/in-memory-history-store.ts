@@ -8,6 +8,7 @@ import {
   systemClock,
   validateRequiredScope,
 } from '../storage/index.js';
+import { requireOptions } from '../validation/index.js';
 import {
   assertExpectedVersion,
   decodeState,
@@ -54,11 +55,14 @@ interface ScopeData {
  * A history store that lives in this process (lost on exit). Stored values are copies: later
  * changes to the objects passed in or returned never reach the store.
  */
-export function createInMemoryHistoryStore({
-  requiredScope = [],
-  clock = systemClock,
-  generateId = generateMessageId,
-}: HistoryStoreOptions = {}): CompleteHistoryStore {
+export function createInMemoryHistoryStore(
+  options: HistoryStoreOptions = {},
+): CompleteHistoryStore {
+  const {
+    requiredScope = [],
+    clock = systemClock,
+    generateId = generateMessageId,
+  } = requireOptions(options, 'createInMemoryHistoryStore');
   const required = validateRequiredScope(requiredScope);
   const scopes = new Map<string, ScopeData>();
 

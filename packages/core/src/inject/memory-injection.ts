@@ -1,5 +1,6 @@
 import type { MemoryCard, Message, Scope, TokenCounter } from '../contracts/index.js';
 import { lastUserIndex } from '../messages/index.js';
+import { requireOption, requireOptions } from '../validation/index.js';
 
 export interface MemorySearchHit {
   card: MemoryCard;
@@ -52,8 +53,13 @@ export interface RenderMemoryInjectionOptions {
  */
 export function renderMemoryInjection(
   hits: readonly MemorySearchHit[],
-  { counter, maxTokens = 800, topK = 5 }: RenderMemoryInjectionOptions,
+  options: RenderMemoryInjectionOptions,
 ): { text: string; cards: MemoryCard[] } | undefined {
+  const { counter, maxTokens = 800, topK = 5 } = requireOptions(options, 'renderMemoryInjection');
+  requireOption('renderMemoryInjection', 'counter', counter, {
+    expected: 'a TokenCounter, e.g. createTokenCounter()',
+    methods: ['countText'],
+  });
   const head = `${MEMORY_INJECTION_HEADING}\n${PREAMBLE}\n<memories>`;
   const tail = '</memories>';
   const lines: string[] = [];

@@ -1,4 +1,5 @@
 import type { MemoryStore, Scope } from '../contracts/index.js';
+import { requireOptions } from '../validation/index.js';
 import type { MemorySearcher } from './memory-injection.js';
 
 /**
@@ -7,9 +8,10 @@ import type { MemorySearcher } from './memory-injection.js';
  * conversation's scope all reach the same memories.
  */
 export function scopedMemory(
-  { store, search }: { store?: MemoryStore; search?: MemorySearcher },
+  options: { store?: MemoryStore; search?: MemorySearcher },
   memoryScope: (scope: Scope) => Scope,
 ): { store?: MemoryStore; search?: MemorySearcher } {
+  const { store, search } = requireOptions(options, 'scopedMemory');
   return {
     ...(store
       ? {

@@ -24,6 +24,7 @@ import {
   NotFoundError,
   StorageError,
 } from '../errors/index.js';
+import { requireOptions } from '../validation/index.js';
 import {
   MAX_MEMORY_FILE_CHARACTERS,
   memoryFileDraft,
@@ -168,13 +169,14 @@ function lineAt(text: string, offset: number): number {
  * const memory = createMemoryToolBackend({ store: createFileMemoryStore() });
  * await memory.execute({ command: 'create', path: '/memories/notes.md', file_text: 'Hello\n' }, { scope });
  */
-export function createMemoryToolBackend({
-  store,
-  leases,
-  maxFileCharacters = MAX_MEMORY_FILE_CHARACTERS,
-  lockTimeoutMs = 30_000,
-  leaseMs = 15_000,
-}: MemoryToolBackendOptions): MemoryToolBackend {
+export function createMemoryToolBackend(options: MemoryToolBackendOptions): MemoryToolBackend {
+  const {
+    store,
+    leases,
+    maxFileCharacters = MAX_MEMORY_FILE_CHARACTERS,
+    lockTimeoutMs = 30_000,
+    leaseMs = 15_000,
+  } = requireOptions(options, 'createMemoryToolBackend');
   checkOptions({ maxFileCharacters, lockTimeoutMs, leaseMs });
   const lockOptions = { leases, leaseMs, lockTimeoutMs };
 

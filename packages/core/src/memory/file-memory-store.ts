@@ -6,6 +6,7 @@ import {
   normalizeScope,
   scopeFolder,
 } from '../storage/index.js';
+import { requireOptions } from '../validation/index.js';
 import { createCardIndexStore } from './card-index-store.js';
 import { createCardLogFiles } from './card-log-files.js';
 import { checkLogPosition, readLogChangesSince } from './card-log-position.js';
@@ -52,13 +53,14 @@ export const MEMORY_CARDS_FILE = 'cards.jsonl';
  * - **Earlier versions** kept a `cards.json` document per scope; it is migrated into the log,
  *   under the lock, on the first access to the scope, and then deleted.
  */
-export function createFileMemoryStore({
-  root = join(process.cwd(), '.ctxmem'),
-  lock = {},
-  corruption = 'recover',
-  onCorruption,
-  ...options
-}: FileMemoryStoreOptions = {}): MemoryStore {
+export function createFileMemoryStore(given: FileMemoryStoreOptions = {}): MemoryStore {
+  const {
+    root = join(process.cwd(), '.ctxmem'),
+    lock = {},
+    corruption = 'recover',
+    onCorruption,
+    ...options
+  } = requireOptions(given, 'createFileMemoryStore');
   const base = resolve(root);
   const logPath = (scope: Parameters<typeof scopeFolder>[1]) =>
     join(scopeFolder(base, scope), MEMORY_CARDS_FILE);

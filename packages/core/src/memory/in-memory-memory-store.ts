@@ -1,5 +1,6 @@
 import type { MemoryStore } from '../contracts/index.js';
 import { scopeKey } from '../storage/index.js';
+import { requireOptions } from '../validation/index.js';
 import { type CardIndex, createCardIndex } from './card-index.js';
 import { createCardIndexStore } from './card-index-store.js';
 import type { MemoryStoreOptions } from './card-records.js';
@@ -10,6 +11,7 @@ import type { MemoryStoreOptions } from './card-records.js';
  * every change, so an add costs look-ups, not a pass over every card. Returned cards are copies.
  */
 export function createInMemoryMemoryStore(options: MemoryStoreOptions = {}): MemoryStore {
+  requireOptions(options, 'createInMemoryMemoryStore');
   const scopes = new Map<string, CardIndex>();
   const { store } = createCardIndexStore(options, {
     locate: scopeKey,

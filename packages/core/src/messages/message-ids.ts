@@ -1,6 +1,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import type { Message } from '../contracts/index.js';
 import { InvalidMessageError } from '../errors/index.js';
+import { requireOptions } from '../validation/index.js';
 import { MAX_MESSAGE_JSON_DEPTH } from './json-values.js';
 
 export interface WithMessageIdsOptions {
@@ -22,8 +23,9 @@ export interface WithMessageIdsOptions {
  */
 export function withMessageIds<T extends Message>(
   messages: readonly T[],
-  { prefix = 'msg_' }: WithMessageIdsOptions = {},
+  options: WithMessageIdsOptions = {},
 ): T[] {
+  const { prefix = 'msg_' } = requireOptions(options, 'withMessageIds');
   const taken = new Set<string>();
   for (const message of messages) if (message.id !== undefined) taken.add(message.id);
   return messages.map((message, index) => {

@@ -22,6 +22,7 @@ import {
   writeFileAtomic,
   writeFilesAtomic,
 } from '../storage/index.js';
+import { requireOptions } from '../validation/index.js';
 import { notFound, type OffloadStoreOptions } from './in-memory-offload-store.js';
 import { assertOffloadId, markContentAddressed, offloadId } from './offload-id.js';
 
@@ -62,13 +63,14 @@ const LARGE_RECORD_CHARS = 1 << 20;
  * file's content is determined by its name (the content hash), so concurrent writers of the same
  * id write the same message. On `get` the content is checked against its id.
  */
-export function createFileOffloadStore({
-  root = join(process.cwd(), '.ctxmem'),
-  requiredScope = [],
-  clock = systemClock,
-  corruption = 'recover',
-  onCorruption,
-}: FileOffloadStoreOptions = {}): OffloadStore {
+export function createFileOffloadStore(options: FileOffloadStoreOptions = {}): OffloadStore {
+  const {
+    root = join(process.cwd(), '.ctxmem'),
+    requiredScope = [],
+    clock = systemClock,
+    corruption = 'recover',
+    onCorruption,
+  } = requireOptions(options, 'createFileOffloadStore');
   const required = validateRequiredScope(requiredScope);
   const base = resolve(root);
 

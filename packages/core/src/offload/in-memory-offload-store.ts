@@ -12,6 +12,7 @@ import {
   systemClock,
   validateRequiredScope,
 } from '../storage/index.js';
+import { requireOptions } from '../validation/index.js';
 import { assertOffloadId, markContentAddressed, offloadId } from './offload-id.js';
 
 export interface OffloadStoreOptions {
@@ -33,10 +34,11 @@ export function notFound(id: string): NotFoundError {
 }
 
 /** An offload store that lives in this process (lost on exit). Values are stored as copies. */
-export function createInMemoryOffloadStore({
-  requiredScope = [],
-  clock = systemClock,
-}: OffloadStoreOptions = {}): OffloadStore {
+export function createInMemoryOffloadStore(options: OffloadStoreOptions = {}): OffloadStore {
+  const { requiredScope = [], clock = systemClock } = requireOptions(
+    options,
+    'createInMemoryOffloadStore',
+  );
   const required = validateRequiredScope(requiredScope);
   const scopes = new Map<string, Map<string, { createdAt: string; message: StorableJson }>>();
 

@@ -1,6 +1,7 @@
 import type { CountCalibrationState } from '../contracts/index.js';
 import { InvalidArgumentError } from '../errors/index.js';
 import { hasPublicTokenizer, UNKNOWN_TOKENIZER_MARGIN } from '../tokens/index.js';
+import { requireOptions } from '../validation/index.js';
 
 /**
  * The count ratio a budget starts from, before the provider has reported a count: 1 for a model
@@ -127,15 +128,14 @@ export function weightedQuantile(
  * up to a hundredth and kept within 1 and 3. Requests under 256 counted tokens, and ratios off
  * by more than a factor of 10, are not observed.
  */
-export function createCountCalibration({
-  key,
-  prior,
-  learn = true,
-}: CountCalibrationOptions & {
-  /** The model and counter the ratios belong to: a persisted state of another key is ignored. */
-  key: string;
-  prior: number;
-}): CountCalibration {
+export function createCountCalibration(
+  options: CountCalibrationOptions & {
+    /** The model and counter the ratios belong to: a persisted state of another key is ignored. */
+    key: string;
+    prior: number;
+  },
+): CountCalibration {
+  const { key, prior, learn = true } = requireOptions(options, 'createCountCalibration');
   checkRatio(prior, 'calibration.prior');
   let observations: Array<[number, number]> = [];
   let total = 0;

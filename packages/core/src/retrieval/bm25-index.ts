@@ -1,5 +1,6 @@
 import { InvalidArgumentError } from '../errors/index.js';
 import { analyzeText, type TextAnalyzer } from '../text/index.js';
+import { requireOptions } from '../validation/index.js';
 import {
   type AdoptablePostings,
   exportPostings,
@@ -87,11 +88,8 @@ function countTerms(terms: readonly string[]): Map<string, number> {
  * posting entries are dropped in bulk, once dead slots are a third of all slots: removal costs
  * the document's own terms, amortised, never a scan of every posting.
  */
-export function createBm25Index({
-  k1 = 1.2,
-  b = 0.75,
-  analyzer = analyzeText,
-}: Bm25IndexOptions = {}): Bm25Index {
+export function createBm25Index(options: Bm25IndexOptions = {}): Bm25Index {
+  const { k1 = 1.2, b = 0.75, analyzer = analyzeText } = requireOptions(options, 'createBm25Index');
   checkOption('k1', k1, 0, 100);
   checkOption('b', b, 0, 1);
   const ids: Array<string | undefined> = [];

@@ -1,5 +1,6 @@
 import type { MemoryIndex, MemoryIndexHit } from '../contracts/index.js';
 import { InvalidArgumentError } from '../errors/index.js';
+import { requireOptions } from '../validation/index.js';
 import {
   checkIndexIds,
   checkIndexScopeKey,
@@ -89,7 +90,8 @@ export function scoreIndexedIds(
  * await index.upsert([{ id: 'card-1', vector, scopeKey: 'user:42' }]);
  * const hits = await index.query(queryVector, { k: 5, scopeKey: 'user:42' });
  */
-export function createBruteForceIndex({ dimensions }: BruteForceIndexOptions): MemoryIndex {
+export function createBruteForceIndex(options: BruteForceIndexOptions): MemoryIndex {
+  const { dimensions } = requireOptions(options, 'createBruteForceIndex');
   if (!Number.isInteger(dimensions) || dimensions < 1) {
     throw new InvalidArgumentError({
       message: `dimensions must be a positive integer, got ${dimensions}`,

@@ -18,12 +18,11 @@ export class EmbedderDimensionError extends CtxmemError<{
   /** The length of the vector it returned. */
   declare readonly actual: number;
 
-  constructor({
-    embedderId,
-    expected,
-    actual,
-    ...options
-  }: Partial<CtxmemErrorOptions> & { embedderId: string; expected: number; actual: number }) {
+  constructor(
+    given: Partial<CtxmemErrorOptions> & { embedderId: string; expected: number; actual: number },
+  ) {
+    // Building an error must not fail: see CtxmemError.
+    const { embedderId, expected, actual, ...options } = given ?? ({} as typeof given);
     super({
       message:
         options.message ??

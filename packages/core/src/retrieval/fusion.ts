@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from '../errors/index.js';
+import { requireOptions } from '../validation/index.js';
 
 export interface RankedList {
   /** Ids, best first. */
@@ -24,8 +25,9 @@ function checkWeight(weight: number): void {
  */
 export function reciprocalRankFusion(
   lists: readonly RankedList[],
-  { k = 60 }: { /** @default 60 */ k?: number } = {},
+  options: { /** @default 60 */ k?: number } = {},
 ): Map<string, number> {
+  const { k = 60 } = requireOptions(options, 'reciprocalRankFusion');
   if (!Number.isFinite(k) || k < 0) {
     throw new InvalidArgumentError({ message: `rrf k must be >= 0, got ${k}`, argument: 'rrfK' });
   }

@@ -1,6 +1,7 @@
 import type { Embedder } from '../contracts/index.js';
 import { InvalidArgumentError } from '../errors/index.js';
 import { createTextAnalyzer, type TextAnalyzerOptions } from '../text/index.js';
+import { requireOptions } from '../validation/index.js';
 import { contentHash, hash32 } from './hash-string.js';
 
 export interface HashingEmbedderOptions {
@@ -65,14 +66,15 @@ function nonNegative(argument: string, value: number): void {
  * matches related word forms but not synonyms. The `id` encodes every setting, so vectors cached
  * under other settings are never reused. Text without any term embeds to the zero vector.
  */
-export function createHashingEmbedder({
-  dimensions = 384,
-  analysis = {},
-  characterNgrams = { min: 3, max: 5 },
-  characterNgramWeight = 1,
-  wordPairWeight = 0.5,
-  seed = 0,
-}: HashingEmbedderOptions = {}): Embedder {
+export function createHashingEmbedder(options: HashingEmbedderOptions = {}): Embedder {
+  const {
+    dimensions = 384,
+    analysis = {},
+    characterNgrams = { min: 3, max: 5 },
+    characterNgramWeight = 1,
+    wordPairWeight = 0.5,
+    seed = 0,
+  } = requireOptions(options, 'createHashingEmbedder');
   positiveInteger('dimensions', dimensions);
   nonNegative('characterNgramWeight', characterNgramWeight);
   nonNegative('wordPairWeight', wordPairWeight);

@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from '../errors/index.js';
+import { requireOption, requireOptions } from '../validation/index.js';
 
 export interface MaximalMarginalRelevanceOptions<Item> {
   /** How many items to pick. */
@@ -22,8 +23,26 @@ export interface MaximalMarginalRelevanceOptions<Item> {
  */
 export function maximalMarginalRelevance<Item>(
   items: readonly Item[],
-  { k, lambda = 0.7, relevance, similarity }: MaximalMarginalRelevanceOptions<Item>,
+  options: MaximalMarginalRelevanceOptions<Item>,
 ): Item[] {
+  const {
+    k,
+    lambda = 0.7,
+    relevance,
+    similarity,
+  } = requireOptions(options, 'maximalMarginalRelevance');
+  requireOption('maximalMarginalRelevance', 'k', k, {
+    expected: 'how many items to pick, a number',
+    type: 'number',
+  });
+  requireOption('maximalMarginalRelevance', 'relevance', relevance, {
+    expected: 'a function scoring an item',
+    type: 'function',
+  });
+  requireOption('maximalMarginalRelevance', 'similarity', similarity, {
+    expected: 'a function comparing two items',
+    type: 'function',
+  });
   if (!Number.isFinite(lambda) || lambda < 0 || lambda > 1) {
     throw new InvalidArgumentError({
       message: `mmr lambda must be in [0, 1], got ${lambda}`,

@@ -1,4 +1,5 @@
 import type { Scope } from '../contracts/index.js';
+import { requireOptions } from '../validation/index.js';
 import { createCandidateSearch } from './candidate-search.js';
 import { createCardEmbeddings, errorMessage } from './card-embeddings.js';
 import { queryWithDates, questionDateRanges } from './date-expressions.js';
@@ -52,6 +53,7 @@ export type { SearchIndexEvent } from './saved-search-index.js';
  * (fusion, `sequence-context`, boosts, relevance floor, MMR), `date-expressions` (`dates`).
  */
 export function createMemorySearch(options: MemorySearchOptions): MemorySearch {
+  requireOptions(options, 'createMemorySearch');
   const settings = resolveSearchOptions(options);
   const scopes = createScopeSync(settings);
   const embeddings = createCardEmbeddings(settings);

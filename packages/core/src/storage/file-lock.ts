@@ -4,6 +4,7 @@ import { dirname, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import properLockfile from 'proper-lockfile';
 import { InvalidArgumentError, StorageError } from '../errors/index.js';
+import { requireOptions } from '../validation/index.js';
 import { hasErrorCode, toStorageError } from './storage-error.js';
 
 export interface FileLockOptions {
@@ -182,7 +183,9 @@ async function acquire(
 export async function withFileLock<T>(
   path: string,
   operation: () => Promise<T>,
-  {
+  options: FileLockOptions = {},
+): Promise<T> {
+  const {
     staleMs = 10_000,
     timeoutMs = 30_000,
     onCompromised = (error: Error) => {
@@ -190,8 +193,7 @@ export async function withFileLock<T>(
         code: 'CTXMEM_LOCK_COMPROMISED',
       });
     },
-  }: FileLockOptions = {},
-): Promise<T> {
+  } = requireOptions(options, 'withFileLock');
   if (!Number.isFinite(staleMs) || staleMs < MINIMUM_STALE_MS) {
     throw new InvalidArgumentError({
       message: `staleMs must be a number of at least ${MINIMUM_STALE_MS}; got ${staleMs}.`,

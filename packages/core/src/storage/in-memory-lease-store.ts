@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Lease, LeaseStore, Scope } from '../contracts/index.js';
+import { requireOptions } from '../validation/index.js';
 import { assertLease } from './lease.js';
 import { scopeKey } from './scope.js';
 
@@ -12,9 +13,8 @@ export interface InMemoryLeaseStoreOptions {
  * Leases held in this process: for several context managers in one process (workers, tests).
  * Instances in separate processes share leases through `@ctxmem/postgres` or `@ctxmem/redis`.
  */
-export function createInMemoryLeaseStore({
-  now = Date.now,
-}: InMemoryLeaseStoreOptions = {}): LeaseStore {
+export function createInMemoryLeaseStore(options: InMemoryLeaseStoreOptions = {}): LeaseStore {
+  const { now = Date.now } = requireOptions(options, 'createInMemoryLeaseStore');
   const held = new Map<string, { holder: string; expiresAt: number }>();
   return {
     async tryAcquire(scope: Scope, name: string, ttlMs: number): Promise<Lease | undefined> {

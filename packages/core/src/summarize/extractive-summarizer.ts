@@ -6,6 +6,7 @@ import type {
   TokenCounter,
 } from '../contracts/index.js';
 import { BudgetExceededError, InvalidArgumentError, SummarizerError } from '../errors/index.js';
+import { requireOptions } from '../validation/index.js';
 import { extract } from './extract-candidates.js';
 import { fitSummary } from './fit-summary.js';
 import { selectBullets } from './select-bullets.js';
@@ -45,16 +46,17 @@ export interface ExtractiveSummarizerOptions {
  * their name, arguments and the head of their result. Deterministic and offline, which makes it
  * the default and the last fallback of every chain.
  */
-export function createExtractiveSummarizer({
-  counter,
-  name = 'extractive',
-  maxSentenceChars = 300,
-  maxSnippetChars = 800,
-  toolArgumentsChars = 160,
-  toolResultChars = 120,
-  maxCards = 20,
-}: ExtractiveSummarizerOptions): Summarizer {
-  requireCounter(counter);
+export function createExtractiveSummarizer(options: ExtractiveSummarizerOptions): Summarizer {
+  const {
+    counter,
+    name = 'extractive',
+    maxSentenceChars = 300,
+    maxSnippetChars = 800,
+    toolArgumentsChars = 160,
+    toolResultChars = 120,
+    maxCards = 20,
+  } = requireOptions(options, 'createExtractiveSummarizer');
+  requireCounter(counter, 'createExtractiveSummarizer');
   for (const [option, value] of Object.entries({
     maxSentenceChars,
     maxSnippetChars,

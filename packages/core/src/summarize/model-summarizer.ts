@@ -17,6 +17,7 @@ import {
   OVERFLOW_RETRY_MARGIN,
   OVERFLOW_RETRY_SHARE,
 } from '../provider/index.js';
+import { requireOptions } from '../validation/index.js';
 import {
   computeChunkRatio,
   isOversized,
@@ -122,26 +123,27 @@ interface PromptItem {
  * second rejection throws `SummarizerError` of kind `context-overflow`, and the fallback (the
  * extractive summarizer, in a context manager) writes the summary.
  */
-export function createModelSummarizer({
-  complete,
-  counter,
-  contextWindow = 32_000,
-  maxSummaryTokens = MODEL_SUMMARY_MAX_TOKENS,
-  maxOutputTokens,
-  timeoutMs = 30_000,
-  name = 'model',
-  instructions,
-  toolResultChars = 1000,
-  toolArgumentsChars = 1000,
-  oversizedExcerptChars = 2000,
-}: ModelSummarizerOptions): Summarizer {
+export function createModelSummarizer(options: ModelSummarizerOptions): Summarizer {
+  const {
+    complete,
+    counter,
+    contextWindow = 32_000,
+    maxSummaryTokens = MODEL_SUMMARY_MAX_TOKENS,
+    maxOutputTokens,
+    timeoutMs = 30_000,
+    name = 'model',
+    instructions,
+    toolResultChars = 1000,
+    toolArgumentsChars = 1000,
+    oversizedExcerptChars = 2000,
+  } = requireOptions(options, 'createModelSummarizer');
   if (typeof complete !== 'function') {
     throw new InvalidArgumentError({
       message: 'complete is required (a CompleteFn)',
       argument: 'complete',
     });
   }
-  requireCounter(counter);
+  requireCounter(counter, 'createModelSummarizer');
   requirePositiveInteger('contextWindow', contextWindow);
   requirePositiveInteger('timeoutMs', timeoutMs);
   requirePositiveInteger('toolResultChars', toolResultChars);

@@ -1,5 +1,6 @@
 import type { Message, StructuredSummary } from '../contracts/index.js';
 import { approvalText, mediaPartText, toolOutputText } from '../messages/index.js';
+import { requireOption, requireOptions } from '../validation/index.js';
 import { renderSummary } from './render-summary.js';
 import { collapseWhitespace, headAndTail, truncateText } from './summary-text.js';
 
@@ -46,18 +47,24 @@ Answer:
 {"summary":{"goal":["Build a CLI that converts CSV files to JSON."],"background":["The assistant agreed to the stack and started on the parser."],"keyFacts":["The parser lives in src/parse.ts."],"constraints":["TypeScript on Node 22.","Never add runtime dependencies.","The user prefers tabs."],"decisions":["Write the parser in src/parse.ts."],"todos":["Add a --pretty flag."],"snippets":[]},"memories":[{"content":"The user prefers tabs for indentation.","type":"preference","tags":["style"],"source":1},{"content":"The CSV-to-JSON CLI must not add runtime dependencies.","type":"constraint","tags":["dependencies"],"source":1}]}`;
 
 /** Builds the per-call prompt: the previous summary, the new messages, and the budget. */
-export function buildSummaryPrompt({
-  previousSummary,
-  renderedMessages,
-  maxTokens,
-  part,
-}: {
+export function buildSummaryPrompt(options: {
   previousSummary: StructuredSummary | undefined;
   renderedMessages: readonly string[];
   maxTokens: number;
   /** Which chunk this is, when the messages are summarized in several calls. */
   part?: { index: number; count: number };
 }): string {
+  const { previousSummary, renderedMessages, maxTokens, part } = requireOptions(
+    options,
+    'buildSummaryPrompt',
+  );
+  requireOption('buildSummaryPrompt', 'renderedMessages', renderedMessages, {
+    expected: 'the rendered messages, an array of strings',
+  });
+  requireOption('buildSummaryPrompt', 'maxTokens', maxTokens, {
+    expected: 'a number of tokens',
+    type: 'number',
+  });
   const previous = previousSummary ? renderSummary(previousSummary) : '(none yet)';
   const heading = part ? `New messages (part ${part.index} of ${part.count}):` : 'New messages:';
   return [

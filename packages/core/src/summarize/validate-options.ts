@@ -1,13 +1,12 @@
 import type { TokenCounter } from '../contracts/index.js';
 import { InvalidArgumentError } from '../errors/index.js';
+import { requireOption } from '../validation/index.js';
 
-export function requireCounter(counter: TokenCounter | undefined): void {
-  if (!counter || typeof counter.countText !== 'function') {
-    throw new InvalidArgumentError({
-      message: 'counter is required (a TokenCounter)',
-      argument: 'counter',
-    });
-  }
+export function requireCounter(counter: TokenCounter | undefined, functionName: string): void {
+  requireOption(functionName, 'counter', counter, {
+    expected: 'a TokenCounter, e.g. createTokenCounter()',
+    methods: ['countText'],
+  });
 }
 
 export function requirePositiveInteger(option: string, value: number): void {

@@ -1,6 +1,7 @@
 import type { AssistantContentPart, Message } from '../contracts/index.js';
 import { InvalidArgumentError } from '../errors/index.js';
 import { toolCallsOf } from '../messages/index.js';
+import { requireOption, requireOptions } from '../validation/index.js';
 
 export interface FoldTaskOptions {
   /** Index of the task's first message (the first step after the user's request). */
@@ -21,8 +22,17 @@ export interface FoldTaskOptions {
  */
 export function foldTaskMessages(
   messages: readonly Message[],
-  { start, end = messages.length, noteTools = true }: FoldTaskOptions,
+  options: FoldTaskOptions,
 ): Message[] {
+  const {
+    start,
+    end = messages.length,
+    noteTools = true,
+  } = requireOptions(options, 'foldTaskMessages');
+  requireOption('foldTaskMessages', 'start', start, {
+    expected: "the index of the task's first message",
+    type: 'number',
+  });
   if (
     !Number.isInteger(start) ||
     !Number.isInteger(end) ||

@@ -1,3 +1,4 @@
+import { requireOptions } from '../validation/index.js';
 import { IRREGULAR_FORMS } from './irregular-forms.js';
 import { stemEnglishPorter } from './stem-english.js';
 import { ENGLISH_STOP_WORDS } from './stop-words.js';
@@ -56,14 +57,15 @@ const negatedAuxiliary = /(?<!\p{L})\p{L}+n['’]t(?!\p{L})/gu;
  * `ana` and `s`), stop words removed, words stemmed, CJK runs split into n-grams or
  * dictionary words.
  */
-export function createTextAnalyzer({
-  stemmer = 'porter',
-  stopWords = ENGLISH_STOP_WORDS,
-  irregularForms = true,
-  cjk = 'ngrams',
-  cjkNgrams = { min: 2, max: 4 },
-  segmenterLocale = 'ja',
-}: TextAnalyzerOptions = {}): TextAnalyzer {
+export function createTextAnalyzer(options: TextAnalyzerOptions = {}): TextAnalyzer {
+  const {
+    stemmer = 'porter',
+    stopWords = ENGLISH_STOP_WORDS,
+    irregularForms = true,
+    cjk = 'ngrams',
+    cjkNgrams = { min: 2, max: 4 },
+    segmenterLocale = 'ja',
+  } = requireOptions(options, 'createTextAnalyzer');
   checkNgramSizes(cjkNgrams);
   const stem = stemmer === 'porter' ? stemEnglishPorter : (word: string) => word;
   const segmenter =

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { JsonSchema, ToolDefinition, ToolExecutionContext } from '../contracts/index.js';
 import { InvalidArgumentError } from '../errors/index.js';
+import { requireOption, requireOptions } from '../validation/index.js';
 
 /**
  * A `ToolDefinition` made by `defineTool`. It keeps the zod schema that its JSON schema and
@@ -14,17 +15,26 @@ export interface SchemaToolDefinition<Input = unknown, Output = unknown>
 }
 
 /** Builds a `ToolDefinition` whose JSON schema and input parsing both come from one zod schema. */
-export function defineTool<Schema extends z.ZodObject, Output>({
-  name,
-  description,
-  schema,
-  execute,
-}: {
+export function defineTool<Schema extends z.ZodObject, Output>(options: {
   name: string;
   description: string;
   schema: Schema;
   execute: (input: z.output<Schema>, context: ToolExecutionContext) => Promise<Output>;
 }): SchemaToolDefinition<z.output<Schema>, Output> {
+  const { name, description, schema, execute } = requireOptions(options, 'defineTool');
+  requireOption('defineTool', 'name', name, {
+    expected: 'the tool name, a string',
+    type: 'string',
+  });
+  requireOption('defineTool', 'description', description, {
+    expected: 'what the tool does, a string',
+    type: 'string',
+  });
+  requireOption('defineTool', 'schema', schema, { expected: 'a zod object schema' });
+  requireOption('defineTool', 'execute', execute, {
+    expected: 'the function that runs the tool',
+    type: 'function',
+  });
   const inputSchema = z.toJSONSchema(schema, { target: 'draft-7', io: 'input' }) as JsonSchema;
   delete inputSchema.$schema;
   return {

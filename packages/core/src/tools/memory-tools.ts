@@ -10,6 +10,7 @@ import { readHistoryTurns } from '../history/index.js';
 import type { MemorySearcher } from '../inject/index.js';
 import { quoteMemoryContent } from '../inject/index.js';
 import { messageText } from '../messages/index.js';
+import { requireOptions } from '../validation/index.js';
 import { defineTool, type SchemaToolDefinition } from './define-tool.js';
 import { pageStarts } from './page-text.js';
 
@@ -191,12 +192,13 @@ export interface MemoryToolsOptions {
 export type MemoryToolName = 'search_memory' | 'recall_conversation' | 'reload_context';
 
 /** The memory tools for whichever stores are given, keyed by tool name. */
-export function createMemoryTools({
-  search,
-  history,
-  offload,
-  reloadPageTokens,
-}: MemoryToolsOptions): Partial<Record<MemoryToolName, ToolDefinition<never, unknown>>> {
+export function createMemoryTools(
+  options: MemoryToolsOptions,
+): Partial<Record<MemoryToolName, ToolDefinition<never, unknown>>> {
+  const { search, history, offload, reloadPageTokens } = requireOptions(
+    options,
+    'createMemoryTools',
+  );
   const tools: Partial<Record<MemoryToolName, ToolDefinition<never, unknown>>> = {};
   // Keyed by name, each tool's input type is erased: callers parse with its own `parseInput`.
   const add = <Input, Output>(tool: ToolDefinition<Input, Output>) => {
@@ -214,7 +216,7 @@ export function createMemoryTools({
   }
   if (Object.keys(tools).length === 0) {
     throw new InvalidArgumentError({
-      message: 'createMemoryTools needs at least one of search, history or offload.',
+      message: 'createMemoryTools: options needs at least one of search, history or offload.',
       argument: 'options',
     });
   }

@@ -5,7 +5,7 @@ import {
   type Scope,
   scopeKey,
 } from '@ctxmem/core';
-import { checkScope, KeyedLru, leadingSystemCount } from '@ctxmem/core/adapter-kit';
+import { checkScope, KeyedLru, leadingSystemCount, requireOptions } from '@ctxmem/core/adapter-kit';
 import { type BaseMessage, SystemMessage } from '@langchain/core/messages';
 import { convertToOpenAITool } from '@langchain/core/utils/function_calling';
 import { createMiddleware } from 'langchain';
@@ -122,6 +122,7 @@ function mergedSystemMessage(
  * const agent = createAgent({ model: chatModel, tools: [...tools, ...memoryTools(memory)], middleware: [memory] });
  */
 export function contextMemoryMiddleware(options: ContextMemoryMiddlewareOptions = {}) {
+  requireOptions(options, 'contextMemoryMiddleware');
   const {
     scope: scopeOption,
     injectMemories = true,

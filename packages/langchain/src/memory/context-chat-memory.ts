@@ -7,7 +7,12 @@ import {
   type PrepareResult,
   type Scope,
 } from '@ctxmem/core';
-import { checkScope, isCtxmemMessage, leadingSystemCount } from '@ctxmem/core/adapter-kit';
+import {
+  checkScope,
+  isCtxmemMessage,
+  leadingSystemCount,
+  requireOptions,
+} from '@ctxmem/core/adapter-kit';
 import { BaseChatMemory, type BaseChatMemoryInput } from '@langchain/classic/memory';
 import type { BaseChatMessageHistory } from '@langchain/core/chat_history';
 import {
@@ -174,7 +179,7 @@ export class ContextChatMemory extends BaseChatMemory {
       templateTokens = DEFAULT_TEMPLATE_RESERVE_TOKENS,
       maxOutputTokens,
       ...contextOptions
-    } = fields as DerivedInput;
+    } = requireOptions(fields, 'ContextChatMemory') as DerivedInput;
     super({
       ...(chatHistory ? { chatHistory } : {}),
       ...(returnMessages === undefined ? {} : { returnMessages }),

@@ -15,7 +15,7 @@ import {
   type Summarizer,
   type TokenCounter,
 } from '@ctxmem/core';
-import { scopedMemory } from '@ctxmem/core/adapter-kit';
+import { requireOptions, scopedMemory } from '@ctxmem/core/adapter-kit';
 import { type ChatModelLike, chatModelComplete, isChatModel } from './chat-model-complete.js';
 import { chatModelId, chatModelMaxOutputTokens, chatModelWindow } from './chat-model-settings.js';
 
@@ -101,8 +101,10 @@ function checkOptions(options: ContextOptions): void {
  */
 export function createContext(
   options: ContextOptions,
-  { recordHistory, injectMemories }: { recordHistory: boolean; injectMemories: boolean },
+  wiring: { recordHistory: boolean; injectMemories: boolean },
 ): LangChainContext {
+  requireOptions(options, 'createContext');
+  const { recordHistory, injectMemories } = requireOptions(wiring, 'createContext');
   checkOptions(options);
   const {
     model,

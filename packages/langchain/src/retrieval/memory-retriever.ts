@@ -10,6 +10,7 @@ import {
   type MemoryStore,
   type Scope,
 } from '@ctxmem/core';
+import { requireOptions } from '@ctxmem/core/adapter-kit';
 import { Document } from '@langchain/core/documents';
 import { BaseRetriever, type BaseRetrieverInput } from '@langchain/core/retrievers';
 
@@ -111,7 +112,7 @@ export class MemoryRetriever extends BaseRetriever {
   readonly searchOptions: MemoryRetrieverInput['searchOptions'];
 
   constructor(fields: MemoryRetrieverInput) {
-    super(fields);
+    super(requireOptions(fields, 'MemoryRetriever'));
     const {
       store,
       search,

@@ -4,7 +4,7 @@ import {
   type MemoryToolBackendOptions,
   type Scope,
 } from '@ctxmem/core';
-import { scopeResolver } from '@ctxmem/core/adapter-kit';
+import { requireOptions, scopeResolver } from '@ctxmem/core/adapter-kit';
 import { ToolMessage } from '@langchain/core/messages';
 import { type DynamicStructuredTool, tool } from '@langchain/core/tools';
 import type { MemoryToolRuntime } from './memory-tools.js';
@@ -38,10 +38,8 @@ interface MemoryToolConfig extends MemoryToolRuntime {
  * const memory = anthropicMemoryTool({ store, leases, scope: { userId } });
  * const agent = createAgent({ model: new ChatAnthropic({ model: 'claude-sonnet-4-5' }), tools: [memory] });
  */
-export function anthropicMemoryTool({
-  scope = {},
-  ...options
-}: AnthropicMemoryToolOptions): DynamicStructuredTool {
+export function anthropicMemoryTool(given: AnthropicMemoryToolOptions): DynamicStructuredTool {
+  const { scope = {}, ...options } = requireOptions(given, 'anthropicMemoryTool');
   const backend = createMemoryToolBackend(options);
   const resolveScope = scopeResolver(scope);
   const memoryTool = tool(

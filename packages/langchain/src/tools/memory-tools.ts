@@ -4,6 +4,7 @@ import {
   type Scope,
   type ToolDefinition,
 } from '@ctxmem/core';
+import { requireOptions } from '@ctxmem/core/adapter-kit';
 import { type DynamicStructuredTool, tool } from '@langchain/core/tools';
 import type { MiddlewareRuntime } from '../agent/context-memory-middleware.js';
 
@@ -101,8 +102,9 @@ function asLangChainTool(
  */
 export function memoryTools(
   source: MemoryToolsSource,
-  { scope }: MemoryToolsScopeOptions = {},
+  options: MemoryToolsScopeOptions = {},
 ): DynamicStructuredTool[] {
+  const { scope } = requireOptions(options, 'memoryTools');
   const stores = 'stores' in source ? source.stores : source;
   const resolveScope =
     scope === undefined ? defaultScope(source) : typeof scope === 'function' ? scope : () => scope;

@@ -1,5 +1,6 @@
 /** ctxmem messages → Anthropic Messages request bodies (see `index.ts`). */
 import type { Message, ToolResultPart } from '../../contracts/index.js';
+import { requireOptions } from '../../validation/index.js';
 import { isPlainObject } from '../json-values.js';
 import { mapToolOutput } from '../message-utils.js';
 import {
@@ -56,8 +57,9 @@ function resultBlock(part: ToolResultPart): Block {
  */
 export function toAnthropicMessages(
   messages: readonly Message[],
-  { systemAsText = true }: { systemAsText?: boolean } = {},
+  options: { systemAsText?: boolean } = {},
 ): Pick<AnthropicMessagesBody, 'system' | 'messages'> {
+  const { systemAsText = true } = requireOptions(options, 'toAnthropicMessages');
   const system: Block[] = [];
   const out: AnthropicMessagesBody['messages'] = [];
   const pushUser = (blocks: Block[]) => {

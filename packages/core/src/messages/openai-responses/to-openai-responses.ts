@@ -9,6 +9,7 @@ import type {
   UserMessage,
 } from '../../contracts/index.js';
 import { UnsupportedFormatError } from '../../errors/index.js';
+import { requireOptions } from '../../validation/index.js';
 import { splitJoinedText, toolArgumentsText } from '../converter-fields.js';
 import { mapToolOutput } from '../message-utils.js';
 import {
@@ -39,8 +40,9 @@ export interface ToOpenAIResponsesOptions {
  */
 export function toOpenAIResponses(
   messages: readonly Message[],
-  { inputAsText = false }: ToOpenAIResponsesOptions = {},
+  options: ToOpenAIResponsesOptions = {},
 ): { instructions?: string; input: string | OpenAIResponsesItem[] } {
+  const { inputAsText = false } = requireOptions(options, 'toOpenAIResponses');
   const instructions: string[] = [];
   const input: Item[] = [];
   for (const [index, message] of messages.entries()) {

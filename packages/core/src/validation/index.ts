@@ -1,0 +1,1 @@
+export { type RequiredOption, requireOption, requireOptions } from './require-options.js';
