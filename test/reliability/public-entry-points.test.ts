@@ -24,16 +24,7 @@ const NOT_CALLED = new Map<string, string>([]);
  * Known failures, held open: each must still fail (so a fix forces its removal here), and each
  * says why it is not fixed yet.
  */
-const OPEN = new Map<string, string>([
-  [
-    '@ctxmem/core createTokenCounter',
-    'null options give a TypeError; packages/core/src/tokens is being reworked on another branch',
-  ],
-  [
-    '@ctxmem/core createEstimateCounter',
-    'null options give a TypeError; packages/core/src/tokens is being reworked on another branch',
-  ],
-]);
+const OPEN = new Map<string, string>([]);
 
 /** How long one call may take to settle before it counts as a hang. */
 const CALL_TIMEOUT_MS = 5_000;

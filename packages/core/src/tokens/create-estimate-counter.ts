@@ -1,4 +1,5 @@
 import type { TokenCounter } from '../contracts/index.js';
+import { requireOptions } from '../validation/index.js';
 import { buildCounter, type MessageCountOptions } from './build-counter.js';
 import { estimateTextTokens } from './estimate-text-tokens.js';
 
@@ -18,9 +19,7 @@ export interface EstimateCounterOptions extends MessageCountOptions {
  * Cyrillic and base64 samples it is tested on (about 5% on average); use `createTokenCounter` where a
  * budget must hold exactly.
  */
-export function createEstimateCounter({
-  cacheSize = 0,
-  ...options
-}: EstimateCounterOptions = {}): TokenCounter {
+export function createEstimateCounter(given: EstimateCounterOptions = {}): TokenCounter {
+  const { cacheSize = 0, ...options } = requireOptions(given, 'createEstimateCounter');
   return buildCounter('estimate', estimateTextTokens, { ...options, cacheSize });
 }

@@ -1,5 +1,6 @@
 import type { TokenCounter } from '../contracts/index.js';
 import { InvalidArgumentError } from '../errors/index.js';
+import { requireOptions } from '../validation/index.js';
 import { loadBpeRanks, TOKEN_ENCODING_NAMES, type TokenEncodingName } from './bpe-ranks.js';
 import { buildCounter, type MessageCountOptions } from './build-counter.js';
 import { createBpeTextCounter } from './count-bpe.js';
@@ -86,7 +87,13 @@ function checkMargin(margin: unknown): number {
  * one pass over its characters instead of running BPE over it.
  */
 export function createTokenCounter(options: TokenCounterOptions = {}): TokenCounter {
-  const { model, encoding, countText, margin = 1, ...messageOptions } = options;
+  const {
+    model,
+    encoding,
+    countText,
+    margin = 1,
+    ...messageOptions
+  } = requireOptions(options, 'createTokenCounter');
   if (countText !== undefined) {
     return buildCounter('custom', checkedTextCounter(countText), messageOptions);
   }
