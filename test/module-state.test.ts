@@ -20,7 +20,7 @@ const ALLOWED = new Map<string, string>([
   ],
   [
     'packages/core/src/tokens/bpe-ranks.ts loaded',
-    'read-only rank tables, parsed once per process (about a second each)',
+    'read-only rank tables, loaded once per process (from the vocabulary file the build writes, or parsed)',
   ],
 ]);
 

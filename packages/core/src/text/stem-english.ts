@@ -19,19 +19,5 @@ export function stemEnglishPorter(word: string): string {
  * stemmer can do, then the Porter stem.
  */
 export function stemEnglish(word: string): string {
-  let stem = stems.get(word);
-  if (stem === undefined) {
-    stem = stemEnglishPorter(IRREGULAR_FORMS.get(word) ?? word);
-    // Bounded, so a long-lived process that indexes endless new words keeps a fixed footprint.
-    if (stems.size >= MAX_REMEMBERED_STEMS) stems.clear();
-    stems.set(word, stem);
-  }
-  return stem;
+  return stemEnglishPorter(IRREGULAR_FORMS.get(word) ?? word);
 }
-
-/**
- * Stems already computed: a summary or an index stems the same few thousand words over and over
- * (a Porter stem takes about a microsecond; a lookup a tenth of that).
- */
-const stems = new Map<string, string>();
-const MAX_REMEMBERED_STEMS = 65_536;
