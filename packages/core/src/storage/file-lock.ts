@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import { mkdir, rmdir, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import properLockfile from 'proper-lockfile';
+import { lazy } from '../cache/index.js';
 import { InvalidArgumentError, StorageError } from '../errors/index.js';
 import { hasErrorCode, toStorageError } from './storage-error.js';
 
@@ -30,6 +30,12 @@ export interface FileLockOptions {
 }
 
 const MINIMUM_STALE_MS = 2000;
+
+/**
+ * proper-lockfile, imported on the first lock: with graceful-fs, retry and signal-exit it is a
+ * dozen CommonJS modules, which every importer of core would otherwise load, most never locking.
+ */
+const loadProperLockfile = lazy(() => import('proper-lockfile'));
 const FIRST_RETRY_MS = 5;
 const LONGEST_RETRY_MS = 200;
 
@@ -138,9 +144,10 @@ async function acquire(
   } catch (error) {
     throw toStorageError(error, dirname(lockPath), 'create the folder');
   }
+  const { lock } = (await loadProperLockfile()).default;
   for (;;) {
     try {
-      const release = await properLockfile.lock(target, {
+      const release = await lock(target, {
         stale: staleMs,
         realpath: false,
         lockfilePath: lockPath,
