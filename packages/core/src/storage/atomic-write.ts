@@ -1,14 +1,8 @@
 import { randomInt } from 'node:crypto';
 import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { lazy } from '../cache/index.js';
+import writeFileAtomicLibrary from 'write-file-atomic';
 import { hasErrorCode, withStorageErrors } from './storage-error.js';
-
-/**
- * write-file-atomic, imported on its first write: with signal-exit it is CommonJS that every
- * importer of core would otherwise load, most never writing a file.
- */
-const loadWriteFileAtomic = lazy(() => import('write-file-atomic'));
 
 /**
  * Flushes a folder's entries to disk, so that a file just created or renamed inside it survives a
@@ -42,8 +36,7 @@ export async function writeFileAtomic(
     const folder = dirname(path);
     await mkdir(folder, { recursive: true });
     if (typeof data === 'string' || data instanceof Uint8Array) {
-      const { default: writeFile } = await loadWriteFileAtomic();
-      await writeFile(path, typeof data === 'string' ? data : Buffer.from(data), {
+      await writeFileAtomicLibrary(path, typeof data === 'string' ? data : Buffer.from(data), {
         fsync: true,
       });
     } else {

@@ -2,7 +2,13 @@ import * as fs from 'node:fs';
 import { mkdir, rmdir, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { lazy } from '../cache/index.js';
+// Imported up front on purpose, not on the first lock: loading proper-lockfile registers
+// signal-exit's SIGTERM/SIGINT/… listeners, and signal-exit re-raises a signal when its listener
+// finds no other one left (signal-exit 3, `index.js`, `sigListeners`). Registered at import, it
+// runs before an app's own `process.once('SIGTERM', …)`, which is then still there; registered at
+// the first lock, it would run after it and kill the process mid-shutdown (`ctxmem mcp` exited by
+// SIGTERM instead of with 0: the SIGTERM test in packages/cli/src/mcp/mcp-http.test.ts).
+import properLockfile from 'proper-lockfile';
 import { InvalidArgumentError, StorageError } from '../errors/index.js';
 import { hasErrorCode, toStorageError } from './storage-error.js';
 
@@ -30,12 +36,6 @@ export interface FileLockOptions {
 }
 
 const MINIMUM_STALE_MS = 2000;
-
-/**
- * proper-lockfile, imported on the first lock: with graceful-fs, retry and signal-exit it is a
- * dozen CommonJS modules, which every importer of core would otherwise load, most never locking.
- */
-const loadProperLockfile = lazy(() => import('proper-lockfile'));
 const FIRST_RETRY_MS = 5;
 const LONGEST_RETRY_MS = 200;
 
@@ -144,10 +144,9 @@ async function acquire(
   } catch (error) {
     throw toStorageError(error, dirname(lockPath), 'create the folder');
   }
-  const { lock } = (await loadProperLockfile()).default;
   for (;;) {
     try {
-      const release = await lock(target, {
+      const release = await properLockfile.lock(target, {
         stale: staleMs,
         realpath: false,
         lockfilePath: lockPath,
