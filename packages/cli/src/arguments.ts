@@ -26,13 +26,18 @@ export function parseArguments(
     });
     return { values: values as ParsedArguments['values'], positionals };
   } catch (error) {
-    const code = (error as { code?: string }).code;
-    if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) {
-      const message = firstSentence((error as Error).message);
-      throw new InvalidArgumentError({ message, argument: 'argv', cause: error });
-    }
-    throw error;
+    throw asUsageError(error);
   }
+}
+
+/** A `parseArgs` error as an `InvalidArgumentError` that reads well on one line; others as they are. */
+export function asUsageError(error: unknown): unknown {
+  const code = (error as { code?: string }).code;
+  if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) {
+    const message = firstSentence((error as Error).message);
+    return new InvalidArgumentError({ message, argument: 'argv', cause: error });
+  }
+  return error;
 }
 
 function firstSentence(message: string): string {

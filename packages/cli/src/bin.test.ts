@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -44,5 +44,48 @@ describe('the ctxmem binary', () => {
     } finally {
       await rm(directory, { recursive: true, force: true });
     }
+  });
+});
+
+describe('what each command loads', () => {
+  // Every module a run resolves (Node's synchronous hooks), printed on stderr at exit.
+  const listModules = `data:text/javascript,${encodeURIComponent(`
+    import { registerHooks } from 'node:module';
+    const urls = new Set();
+    registerHooks({ resolve(specifier, context, next) { const result = next(specifier, context); urls.add(result.url); return result; } });
+    process.on('exit', () => process.stderr.write('modules ' + JSON.stringify([...urls]) + '\\n'));
+  `)}`;
+  const modulesOf = (args: string[], input = '') => {
+    const child = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', '--import', listModules, bin, ...args],
+      {
+        cwd: repositoryRoot,
+        input,
+        encoding: 'utf8',
+      },
+    );
+    expect(child.status).toBe(0);
+    const urls = JSON.parse(/^modules (.*)$/m.exec(child.stderr)![1]!) as string[];
+    return urls.map((url) => url.replaceAll('\\', '/'));
+  };
+  const ofCore = (url: string) => url.includes('/packages/core/') || url.includes('@ctxmem/core');
+
+  it('ctxmem --help loads no part of core', () => {
+    const urls = modulesOf(['--help']);
+    expect(urls.some((url) => url.endsWith('/help.ts'))).toBe(true);
+    expect(urls.filter(ofCore)).toEqual([]);
+  });
+
+  it('ctxmem compact loads core and its own code, not the other commands', () => {
+    const urls = modulesOf(
+      ['compact', '-', '--budget', '8k', '--quiet'],
+      '[{"role":"user","content":"hi"}]',
+    );
+    expect(urls.some(ofCore)).toBe(true);
+    expect(urls.some((url) => url.includes('/packages/cli/src/compact/'))).toBe(true);
+    const otherCommands =
+      /\/packages\/cli\/src\/((inspector|memory|mcp)\/|(inspect|reload)-command\.ts$)/;
+    expect(urls.filter((url) => otherCommands.test(url))).toEqual([]);
   });
 });

@@ -11,9 +11,9 @@ import {
 } from './arguments.js';
 import { measureComposition, renderComposition } from './composition.js';
 import type { BudgetPlan, CliDependencies } from './dependencies.js';
-import { formatNumber, formatPercent, preview, table } from './format.js';
+import { formatNumber, formatPercent, oneLine, preview, table } from './format.js';
 import { parseConversationText, readConversation } from './read-conversation.js';
-import { oneLine, renderStrategies } from './render-report.js';
+import { renderStrategies } from './render-report.js';
 import type { CliContext } from './run-cli.js';
 import { readStandardInput, STANDARD_STREAM } from './standard-input.js';
 

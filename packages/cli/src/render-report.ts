@@ -1,7 +1,7 @@
 import type { CompactionReport } from '@ctxmem/core';
 import { type Composition, renderComposition } from './composition.js';
 import type { ConversationFormat, HistoryMode } from './dependencies.js';
-import { formatNumber, table } from './format.js';
+import { formatNumber, oneLine, table } from './format.js';
 
 export interface CompactReportView {
   file: string;
@@ -85,8 +85,4 @@ function fallbackNote(report: CompactionReport): string {
 
 function indent(line: string): string {
   return `  ${line}`;
-}
-
-export function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
 }

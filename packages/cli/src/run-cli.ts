@@ -1,14 +1,7 @@
 import { readFile } from 'node:fs/promises';
-import {
-  BudgetExceededError,
-  CtxmemError,
-  InvalidArgumentError,
-  InvalidMessageError,
-} from '@ctxmem/core';
-import { parseArguments } from './arguments.js';
-import { parseCompactArguments, runCompact } from './compact/index.js';
+import { parseArgs } from 'node:util';
 import { type CliDependencies, loadDefaultDependencies } from './dependencies.js';
-import { formatNumber } from './format.js';
+import { formatNumber, oneLine } from './format.js';
 import {
   COMPACT_HELP,
   INSPECT_HELP,
@@ -17,9 +10,10 @@ import {
   MEMORY_HELP,
   RELOAD_HELP,
 } from './help.js';
-import { parseInspectArguments, runInspect } from './inspect-command.js';
-import { parseReloadArguments, runReload } from './reload-command.js';
-import { oneLine } from './render-report.js';
+
+// Nothing here imports `@ctxmem/core` or a command's module up front: `ctxmem --help` needs
+// neither, and a command loads only its own code (`ctxmem compact` not the inspector, memory, MCP
+// or reload code), each through `import()` when it runs.
 
 /** Where the CLI reads and writes: the process in `bin.ts`, buffers in tests. */
 export interface CliContext {
@@ -75,31 +69,42 @@ type Command = {
 const COMMANDS: Record<string, Command> = {
   compact: {
     help: COMPACT_HELP,
-    run: async (argv, context, dependencies) =>
-      runCompact(parseCompactArguments(argv, context.env), context, await dependencies()),
+    run: async (argv, context, dependencies) => {
+      const { parseCompactArguments, runCompact } = await import('./compact/index.js');
+      return runCompact(parseCompactArguments(argv, context.env), context, await dependencies());
+    },
   },
   inspect: {
     help: INSPECT_HELP,
-    run: async (argv, context, dependencies) =>
-      runInspect(parseInspectArguments(argv), context, await dependencies()),
+    run: async (argv, context, dependencies) => {
+      const { parseInspectArguments, runInspect } = await import('./inspect-command.js');
+      return runInspect(parseInspectArguments(argv), context, await dependencies());
+    },
   },
   reload: {
     help: RELOAD_HELP,
-    run: async (argv, context, dependencies) =>
-      runReload(parseReloadArguments(argv), context, await dependencies()),
+    run: async (argv, context, dependencies) => {
+      const { parseReloadArguments, runReload } = await import('./reload-command.js');
+      return runReload(parseReloadArguments(argv), context, await dependencies());
+    },
   },
   memory: {
     help: MEMORY_HELP,
-    // Loaded on use: it pulls in the memory stores and the retrieval code.
     run: async (argv, context) =>
       (await import('./memory/index.js')).runMemoryCommand(argv, context),
   },
   mcp: {
     help: MCP_HELP,
-    // Loaded on use: the MCP SDK is for this command only (other commands start without it).
+    // The MCP SDK is for this command only (other commands start without it).
     run: async (argv, context) => (await import('./mcp/index.js')).runMcpCommand(argv, context),
   },
 };
+
+/** The options of `ctxmem` itself, before any command. */
+const TOP_LEVEL_OPTIONS = {
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'v' },
+} as const;
 
 /**
  * Runs the `ctxmem` command line and returns the exit code: 0 done, 1 failed, 2 usage error.
@@ -120,15 +125,24 @@ export async function runCli(argv: readonly string[], context: CliContext): Prom
     const commandContext = quiet ? { ...context, quiet: true } : context;
     return await command.run(commandArgv, commandContext, dependencies);
   } catch (error) {
-    return reportError(error, command ? first : undefined, context);
+    return await reportError(error, command ? first : undefined, context);
   }
 }
 
 async function runTopLevel(argv: readonly string[], context: CliContext): Promise<number> {
-  const { values, positionals } = parseArguments(argv, {
-    help: { type: 'boolean', short: 'h' },
-    version: { type: 'boolean', short: 'v' },
-  });
+  let parsed: { values: { help?: boolean; version?: boolean }; positionals: string[] };
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      options: TOP_LEVEL_OPTIONS,
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (error) {
+    // Worded as every command's usage errors are; that needs core, so only on this path.
+    throw (await import('./arguments.js')).asUsageError(error);
+  }
+  const { values, positionals } = parsed;
   if (values.version) {
     context.stdout.write(`${await readVersion()}\n`);
     return 0;
@@ -142,6 +156,7 @@ async function runTopLevel(argv: readonly string[], context: CliContext): Promis
     context.stderr.write(MAIN_HELP);
     return 2;
   }
+  const { InvalidArgumentError } = await import('@ctxmem/core');
   throw new InvalidArgumentError({
     message: `unknown command "${positionals[0]}" (commands: ${Object.keys(COMMANDS).join(', ')})`,
     argument: 'command',
@@ -154,11 +169,17 @@ async function readVersion(): Promise<string> {
   return (JSON.parse(text) as { version: string }).version;
 }
 
-function reportError(error: unknown, command: string | undefined, context: CliContext): number {
-  const usage = InvalidArgumentError.isInstance(error);
+async function reportError(
+  error: unknown,
+  command: string | undefined,
+  context: CliContext,
+): Promise<number> {
+  // A command that failed has loaded core already; an error before any command is rare.
+  const core = await import('@ctxmem/core');
+  const usage = core.InvalidArgumentError.isInstance(error);
   const prefix = command ? `ctxmem ${command}` : 'ctxmem';
   const hint = usage ? ` (see: ctxmem ${command ? `${command} ` : ''}--help)` : '';
-  context.stderr.write(`${prefix}: ${oneLine(describeError(error))}${hint}\n`);
+  context.stderr.write(`${prefix}: ${oneLine(describeError(error, core))}${hint}\n`);
   if (context.env.CTXMEM_DEBUG === '1' && error instanceof Error) {
     context.stderr.write(`${error.stack ?? error.message}\n`);
     if (error.cause instanceof Error) context.stderr.write(`caused by: ${error.cause.stack}\n`);
@@ -166,7 +187,8 @@ function reportError(error: unknown, command: string | undefined, context: CliCo
   return usage ? 2 : 1;
 }
 
-function describeError(error: unknown): string {
+function describeError(error: unknown, core: typeof import('@ctxmem/core')): string {
+  const { BudgetExceededError, CtxmemError, InvalidMessageError } = core;
   if (BudgetExceededError.isInstance(error)) {
     const { message, requiredTokens, budgetTokens } = error;
     // Library messages usually name the numbers already; add them only when they do not.

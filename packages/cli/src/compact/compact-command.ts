@@ -16,7 +16,7 @@ import type {
   HistoryMode,
   ParsedConversation,
 } from '../dependencies.js';
-import { formatNumber } from '../format.js';
+import { formatNumber, oneLine } from '../format.js';
 import { fileBytes, releaseInputText } from '../large-input.js';
 import { chooseProgressStyle, createActivity } from '../progress.js';
 import {
@@ -24,7 +24,7 @@ import {
   parseConversationText,
   readConversation,
 } from '../read-conversation.js';
-import { oneLine, renderCompactReport } from '../render-report.js';
+import { renderCompactReport } from '../render-report.js';
 import type { CliContext } from '../run-cli.js';
 import { readStandardInput, STANDARD_STREAM } from '../standard-input.js';
 import { type CompactCommandOptions, keepRecentSettings } from './compact-arguments.js';

@@ -8,9 +8,8 @@ import {
   scopeKey,
 } from '@ctxmem/core';
 import { optionalString, parseArguments, requireOneOf } from '../arguments.js';
-import { formatNumber, plural } from '../format.js';
+import { formatNumber, oneLine, plural } from '../format.js';
 import { chooseProgressStyle, createActivity } from '../progress.js';
-import { oneLine } from '../render-report.js';
 import type { CliContext } from '../run-cli.js';
 import { readTextInput } from '../standard-input.js';
 import {

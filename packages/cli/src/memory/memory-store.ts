@@ -8,8 +8,8 @@ import {
   InvalidArgumentError,
   StorageError,
 } from '@ctxmem/core';
+import { oneLine } from '../format.js';
 import { describeFileError } from '../read-conversation.js';
-import { oneLine } from '../render-report.js';
 import type { CliContext } from '../run-cli.js';
 import type { StoreArguments } from './memory-arguments.js';
 

@@ -1,1 +1,2 @@
 export { KeyedLru } from './keyed-lru.js';
+export { lazy } from './lazy.js';

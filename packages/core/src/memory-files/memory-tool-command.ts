@@ -6,6 +6,7 @@
  * omitted, `old_str` is deleted"); `view_range` is optional.
  */
 import { z } from 'zod';
+import { lazy } from '../cache/index.js';
 import type { JsonSchema } from '../contracts/index.js';
 import { InvalidArgumentError } from '../errors/index.js';
 
@@ -34,44 +35,47 @@ const REQUIRED: Readonly<Record<MemoryToolCommandName, readonly string[]>> = {
 /**
  * One flat object rather than a union of six: a function tool's parameters must be an object
  * schema for most providers (and for MCP), so a model that does not know the tool natively is
- * given this one; which fields a command needs is checked after.
+ * given this one; which fields a command needs is checked after. Built on first use: it is
+ * milliseconds of work that importers of core who never use the memory tool would pay.
  */
-const commandSchema = z.object({
-  command: z.enum(COMMANDS).describe('What to do.'),
-  path: z
-    .string()
-    .optional()
-    .describe(
-      'view, create, str_replace, insert, delete: a path under /memories, such as /memories/notes.md.',
-    ),
-  // An array of two rather than a tuple: tuple schemas (`items` as a list) are refused by some
-  // providers' function-calling validators.
-  view_range: z
-    .array(z.number())
-    .length(2)
-    .optional()
-    .describe('view of a file: [first_line, last_line], 1-based; last_line -1 reads to the end.'),
-  file_text: z.string().optional().describe('create: the text of the new file.'),
-  old_str: z
-    .string()
-    .optional()
-    .describe('str_replace: text that occurs exactly once in the file.'),
-  new_str: z
-    .string()
-    .optional()
-    .describe('str_replace: the text that replaces old_str; leave out to delete old_str.'),
-  insert_line: z
-    .number()
-    .optional()
-    .describe('insert: the line after which to insert; 0 inserts at the beginning.'),
-  insert_text: z.string().optional().describe('insert: the text to insert.'),
-  old_path: z.string().optional().describe('rename: the file or directory to rename or move.'),
-  new_path: z.string().optional().describe('rename: its new path.'),
-});
+const commandSchema = lazy(() =>
+  z.object({
+    command: z.enum(COMMANDS).describe('What to do.'),
+    path: z
+      .string()
+      .optional()
+      .describe(
+        'view, create, str_replace, insert, delete: a path under /memories, such as /memories/notes.md.',
+      ),
+    // An array of two rather than a tuple: tuple schemas (`items` as a list) are refused by some
+    // providers' function-calling validators.
+    view_range: z
+      .array(z.number())
+      .length(2)
+      .optional()
+      .describe('view of a file: [first_line, last_line], 1-based; last_line -1 reads to the end.'),
+    file_text: z.string().optional().describe('create: the text of the new file.'),
+    old_str: z
+      .string()
+      .optional()
+      .describe('str_replace: text that occurs exactly once in the file.'),
+    new_str: z
+      .string()
+      .optional()
+      .describe('str_replace: the text that replaces old_str; leave out to delete old_str.'),
+    insert_line: z
+      .number()
+      .optional()
+      .describe('insert: the line after which to insert; 0 inserts at the beginning.'),
+    insert_text: z.string().optional().describe('insert: the text to insert.'),
+    old_path: z.string().optional().describe('rename: the file or directory to rename or move.'),
+    new_path: z.string().optional().describe('rename: its new path.'),
+  }),
+);
 
 /** The JSON schema of the tool's input, for models that do not know the memory tool natively. */
 export function memoryToolInputSchema(): JsonSchema {
-  const schema = z.toJSONSchema(commandSchema, { target: 'draft-7', io: 'input' }) as JsonSchema;
+  const schema = z.toJSONSchema(commandSchema(), { target: 'draft-7', io: 'input' }) as JsonSchema;
   delete schema.$schema;
   return schema;
 }
@@ -82,7 +86,7 @@ export function memoryToolInputSchema(): JsonSchema {
  * further by the command itself.
  */
 export function parseMemoryToolCommand(input: unknown): MemoryToolCommand {
-  const parsed = commandSchema.safeParse(input);
+  const parsed = commandSchema().safeParse(input);
   if (!parsed.success) {
     const command = (input as { command?: unknown } | null)?.command;
     if (typeof command === 'string' && !(COMMANDS as readonly string[]).includes(command)) {

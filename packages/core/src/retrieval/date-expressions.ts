@@ -93,11 +93,24 @@ export function resolveDateExpressions(text: string, reference?: Date): DateMent
   return mentions;
 }
 
-const monthFormat = new Intl.DateTimeFormat('en-US', { month: 'long', timeZone: 'UTC' });
-/** English month names, January first, formatted once. */
-const MONTHS = Array.from({ length: 12 }, (_, month) =>
-  monthFormat.format(new Date(Date.UTC(2000, month, 1))),
-);
+/**
+ * English month names, January first: what `Intl.DateTimeFormat('en-US', { month: 'long' })`
+ * gives, written out because creating that formatter costs milliseconds at import.
+ */
+const MONTHS: readonly string[] = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
 
 /** "May 2023" for a day or month, "2023" for a year. */
 function termsOf({ date, precision }: DateMention): string {

@@ -2,6 +2,12 @@ import * as fs from 'node:fs';
 import { mkdir, rmdir, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+// Imported up front on purpose, not on the first lock: loading proper-lockfile registers
+// signal-exit's SIGTERM/SIGINT/… listeners, and signal-exit re-raises a signal when its listener
+// finds no other one left (signal-exit 3, `index.js`, `sigListeners`). Registered at import, it
+// runs before an app's own `process.once('SIGTERM', …)`, which is then still there; registered at
+// the first lock, it would run after it and kill the process mid-shutdown (`ctxmem mcp` exited by
+// SIGTERM instead of with 0: the SIGTERM test in packages/cli/src/mcp/mcp-http.test.ts).
 import properLockfile from 'proper-lockfile';
 import { InvalidArgumentError, StorageError } from '../errors/index.js';
 import { requireOptions } from '../validation/index.js';

@@ -1,4 +1,5 @@
 /** Prose split into sentences and code blocks, as the extractive summarizer keeps them. */
+import { lazy } from '../cache/index.js';
 import { COMMAND, SHELL_PROMPT_LINE } from './cue-words.js';
 import { SUMMARY_HEADING } from './render-summary.js';
 import { collapseWhitespace, headAndTail } from './summary-text.js';
@@ -39,7 +40,8 @@ export function clipSnippet(code: string, maxChars: number): string {
   return headAndTail(code, head, Math.max(0, maxChars - head - 40));
 }
 
-const SENTENCES = new Intl.Segmenter('en', { granularity: 'sentence' });
+/** Made on first use: creating a segmenter loads ICU's sentence rules, milliseconds at import. */
+const sentenceSegmenter = lazy(() => new Intl.Segmenter('en', { granularity: 'sentence' }));
 /** Abbreviations after which a full stop does not end the sentence ("Dr. Lee", "e.g. this"). */
 const ABBREVIATION =
   /(?:^|[\s(])(?:[Mm]rs?|[Mm]s|[Dd]r|[Pp]rof|[Ss]t|[Jj]r|[Ss]r|vs|e\.g|i\.e|approx|[A-Z])\.\s*$/u;
@@ -51,7 +53,7 @@ const ABBREVIATION =
 export function segmentSentences(line: string): string[] {
   const pieces: string[] = [];
   let pending = '';
-  for (const { segment } of SENTENCES.segment(line)) {
+  for (const { segment } of sentenceSegmenter().segment(line)) {
     pending += segment;
     // The segment alone is tested: testing the growing `pending` would be quadratic.
     if (ABBREVIATION.test(segment)) continue;

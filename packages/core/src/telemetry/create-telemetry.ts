@@ -1,12 +1,6 @@
 import { createHash } from 'node:crypto';
-import {
-  type Attributes,
-  type Span,
-  SpanKind,
-  SpanStatusCode,
-  type Tracer,
-  trace,
-} from '@opentelemetry/api';
+import type { Attributes, Span, SpanKind, SpanStatusCode, Tracer } from '@opentelemetry/api';
+import { lazy } from '../cache/index.js';
 import type { Scope } from '../contracts/index.js';
 import { errorClassOf, InvalidArgumentError, SummarizerError } from '../errors/index.js';
 import { scopeKey } from '../storage/index.js';
@@ -16,6 +10,21 @@ import type { TelemetryOptions, TelemetryScopeMode } from './telemetry-options.j
 export const CTXMEM_TRACER_NAME = 'ctxmem';
 
 const SCOPE_MODES: readonly TelemetryScopeMode[] = ['none', 'hashed', 'plain'];
+
+// OpenTelemetry's enum values (fixed by the specification), written out: importing them would load
+// the API's ~50 modules for every importer of core, telemetry on or off.
+export const SPAN_KIND_INTERNAL: SpanKind.INTERNAL = 0;
+export const SPAN_KIND_CLIENT: SpanKind.CLIENT = 2;
+const SPAN_STATUS_ERROR: SpanStatusCode.ERROR = 2;
+
+/** The API's `trace`, once `loadTraceApi` has imported it: later spans then start synchronously. */
+let traceApi: typeof import('@opentelemetry/api').trace | undefined;
+/** Imported when the first span of a manager without its own tracer starts. */
+const loadTraceApi = lazy(() =>
+  import('@opentelemetry/api').then((api) => {
+    traceApi = api.trace;
+  }),
+);
 
 /** What the instrumented parts use: spans made active while they run, and content-free errors. */
 export interface Telemetry {
@@ -69,8 +78,11 @@ export function createTelemetry(options: TelemetryOptions | undefined): Telemetr
   checkOptions(options);
   const { enabled = false, recordContent = false, recordScope = 'none' } = options;
   if (!enabled) return undefined;
-  // A proxy tracer: spans go to whichever provider is registered when they start.
-  const tracer: Tracer = options.tracer ?? trace.getTracer(CTXMEM_TRACER_NAME);
+  // A proxy tracer, from the API as the first span starts: spans go to whichever provider is
+  // registered when they start.
+  let tracer: Tracer | undefined = options.tracer;
+  const readyTracer = (): Tracer | undefined =>
+    (tracer ??= traceApi?.getTracer(CTXMEM_TRACER_NAME));
 
   function recordError(span: Span, error: unknown): void {
     const type = errorClassOf(error);
@@ -79,11 +91,11 @@ export function createTelemetry(options: TelemetryOptions | undefined): Telemetr
       span.setAttribute('ctxmem.summarizer.failure', error.kind);
     if (recordContent && error instanceof Error) {
       span.recordException(error);
-      span.setStatus({ code: SpanStatusCode.ERROR, message: error.message });
+      span.setStatus({ code: SPAN_STATUS_ERROR, message: error.message });
       return;
     }
     span.addEvent('exception', { 'exception.type': type });
-    span.setStatus({ code: SpanStatusCode.ERROR });
+    span.setStatus({ code: SPAN_STATUS_ERROR });
   }
 
   function scopeAttributes(scope: Scope): Attributes {
@@ -109,17 +121,21 @@ export function createTelemetry(options: TelemetryOptions | undefined): Telemetr
     recordContent,
     scopeAttributes,
     recordError,
-    span(name, attributes, run, kind = SpanKind.INTERNAL) {
-      return tracer.startActiveSpan(name, { attributes, kind }, async (span) => {
-        try {
-          return await run(span);
-        } catch (error) {
-          recordError(span, error);
-          throw error;
-        } finally {
-          span.end();
-        }
-      });
+    span(name, attributes, run, kind = SPAN_KIND_INTERNAL) {
+      const start = (ready: Tracer) =>
+        ready.startActiveSpan(name, { attributes, kind }, async (span) => {
+          try {
+            return await run(span);
+          } catch (error) {
+            recordError(span, error);
+            throw error;
+          } finally {
+            span.end();
+          }
+        });
+      const ready = readyTracer();
+      // The active context (the parent span) carries over the wait, as over any `await`.
+      return ready ? start(ready) : loadTraceApi().then(() => start(readyTracer()!));
     },
   };
 }

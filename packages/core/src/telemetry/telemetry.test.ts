@@ -356,14 +356,31 @@ describe('OpenTelemetry spans of the context manager', () => {
     expect(content.chat.attributes['gen_ai.system_instructions']).toBeDefined();
   });
 
-  it('uses the globally registered tracer provider by default', async () => {
+  it('uses the globally registered tracer provider by default, under the active span', async () => {
     const manager = createContextManager({
       contextWindow: 3_000,
       counter,
       telemetry: { enabled: true },
     });
-    await manager.prepare(conversation(2));
-    expect(single('ctxmem.prepare').instrumentationScope.name).toBe(CTXMEM_TRACER_NAME);
+    // Core imports the OpenTelemetry API as its first span starts: the caller's span, active
+    // here, must still be the parent of that first span and of the later ones.
+    for (const request of ['app.first', 'app.second']) {
+      await tracer.startActiveSpan(request, async (span) => {
+        try {
+          await manager.prepare(conversation(2));
+        } finally {
+          span.end();
+        }
+      });
+    }
+    const prepares = recorder.named('ctxmem.prepare');
+    expect(prepares.map((span) => recorder.parentOf(span)?.name)).toEqual([
+      'app.first',
+      'app.second',
+    ]);
+    for (const span of prepares) {
+      expect(span.instrumentationScope.name).toBe(CTXMEM_TRACER_NAME);
+    }
   });
 
   it('spans the silent memory flush and its model call', async () => {

@@ -1,4 +1,4 @@
-import { type Attributes, type Span, SpanKind } from '@opentelemetry/api';
+import type { Attributes, Span } from '@opentelemetry/api';
 import type {
   CompleteFn,
   CompleteRequest,
@@ -11,7 +11,7 @@ import type {
   Summarizer,
 } from '../contracts/index.js';
 import type { MemorySearcher, MemorySearchHit } from '../inject/index.js';
-import type { Telemetry } from './create-telemetry.js';
+import { SPAN_KIND_CLIENT, type Telemetry } from './create-telemetry.js';
 
 type Method = (...args: never[]) => unknown;
 
@@ -250,6 +250,6 @@ export function traceComplete(
         if (span.isRecording()) recordAnswer(span, textOf(answer), telemetry.recordContent);
         return answer;
       },
-      SpanKind.CLIENT,
+      SPAN_KIND_CLIENT,
     );
 }

@@ -1,3 +1,4 @@
+import { lazy } from '../cache/index.js';
 import { InvalidArgumentError } from '../errors/index.js';
 
 /**
@@ -9,7 +10,8 @@ export const CJK_CHARACTER = String.raw`[\p{Script=Han}\p{Script=Hiragana}\p{Scr
 
 // CJK characters are letters too: a word stops where a CJK run starts ("GPU选型" → "gpu", "选型").
 const wordRun = String.raw`(?:(?!${CJK_CHARACTER})[\p{L}\p{M}\p{N}])+`;
-const tokenPattern = new RegExp(`(${CJK_CHARACTER}+)|(${wordRun})`, 'gu');
+// Compiled on first use: parsing its Unicode property classes is work every importer would pay.
+const tokenPattern = lazy(() => new RegExp(`(${CJK_CHARACTER}+)|(${wordRun})`, 'gu'));
 
 /** A run of CJK characters, or a word of other letters, marks and digits. */
 export type TextToken = { cjk: string; word?: undefined } | { word: string; cjk?: undefined };
@@ -27,7 +29,7 @@ export function normalizeText(text: string): string {
  * `ana's` gives `ana` and `s`), and CJK runs whole. Linear in the length of the text.
  */
 export function* tokenize(text: string): Generator<TextToken> {
-  for (const match of text.matchAll(tokenPattern)) {
+  for (const match of text.matchAll(tokenPattern())) {
     const [, cjk, word] = match;
     if (cjk !== undefined) yield { cjk };
     else if (word !== undefined) yield { word };
