@@ -19,6 +19,10 @@ const ALLOWED = new Map<string, string>([
     'a lock path is a resource of the whole process: every caller on one file must queue',
   ],
   [
+    'packages/core/src/telemetry/create-telemetry.ts traceApi',
+    "the @opentelemetry/api module, imported when the first span starts instead of at import: an import binding set late (the API is the process's singleton anyway)",
+  ],
+  [
     'packages/core/src/tokens/bpe-ranks.ts loaded',
     'read-only rank tables, loaded once per process (from the vocabulary file the build writes, or parsed)',
   ],
