@@ -9,10 +9,9 @@ import { createTokenCounter } from '../tokens/index.js';
 import {
   type CompactionInput,
   createCompactionScheduler,
-  hashFingerprints,
   matchesPrefix,
 } from './compaction-scheduler.js';
-import { messageFingerprint } from './message-fingerprint.js';
+import { hashFingerprints, messageFingerprint } from './message-fingerprint.js';
 import { createSessionPersistence, type SessionState } from './session-state.js';
 
 const counter = createTokenCounter();

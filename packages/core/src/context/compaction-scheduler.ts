@@ -14,6 +14,7 @@ import type {
 import { recordCompaction, type Telemetry } from '../telemetry/index.js';
 import { boundedCounter } from '../tokens/index.js';
 import type { ContextManagerOptions } from './context-manager-types.js';
+import { hashFingerprints } from './message-fingerprint.js';
 import { explainBudget } from './request-preparation.js';
 import {
   type CompactionEntry,
@@ -22,22 +23,6 @@ import {
   type SessionState,
 } from './session-state.js';
 import { errorText } from './with-timeout.js';
-
-/** One 53-bit hash of a history's message fingerprints, in order. */
-export function hashFingerprints(fingerprints: readonly string[]): string {
-  let first = 0x811c9dc5;
-  let second = 0x9747b28c;
-  for (const fingerprint of fingerprints) {
-    for (let index = 0; index < fingerprint.length; index++) {
-      const code = fingerprint.charCodeAt(index);
-      first = Math.imul(first ^ code, 0x01000193);
-      second = Math.imul(second ^ code, 0x5bd1e995);
-      second ^= second >>> 15;
-    }
-    first = Math.imul(first ^ 0x1f, 0x01000193);
-  }
-  return `${fingerprints.length}:${(first >>> 0).toString(36)}:${(second >>> 0).toString(36)}`;
-}
 
 /** Whether `entry` stands for a prefix of the history with these fingerprints. */
 export function matchesPrefix(entry: CompactionEntry, fingerprints: readonly string[]): boolean {

@@ -88,4 +88,27 @@ describe('a compaction of a history the stored working state does not cover', ()
     expect(written?.version).toBe(stale!.version + 1);
     expect(written!.messages).not.toEqual(stale!.messages);
   });
+
+  it('is not served from the stored state after a restart when an early message was edited', async () => {
+    const { historyStore, manager } = setup();
+    await manager().prepare(conversation(40), { scope });
+    const stale = await historyStore.getState(scope);
+    expect(stale?.coveredDigest).toEqual(expect.any(String));
+
+    // Same length, one early message edited: the stored count alone would still fit it.
+    const edited = conversation(40, 'the edited second question');
+    const prepared = await manager().prepare(edited, { scope });
+    expect(prepared.compacted).toBe(true);
+    const written = await historyStore.getState(scope);
+    expect(written?.version).toBe(stale!.version + 1);
+    expect(written!.coveredDigest).not.toBe(stale!.coveredDigest);
+
+    // The unedited history after a restart is still served from the stored state, no compaction.
+    const { historyStore: otherStore, manager: otherManager } = setup();
+    const original = conversation(40);
+    await otherManager().prepare(original, { scope });
+    const resumed = await otherManager().prepare(original, { scope });
+    expect(resumed.compacted).toBe(false);
+    expect((await otherStore.getState(scope))?.version).toBe(1);
+  });
 });

@@ -78,3 +78,19 @@ export function messageFingerprint(message: Message): string {
   }
   return fingerprint;
 }
+
+/** One 53-bit hash of a history's message fingerprints, in order. */
+export function hashFingerprints(fingerprints: readonly string[]): string {
+  let first = 0x811c9dc5;
+  let second = 0x9747b28c;
+  for (const fingerprint of fingerprints) {
+    for (let index = 0; index < fingerprint.length; index++) {
+      const code = fingerprint.charCodeAt(index);
+      first = Math.imul(first ^ code, 0x01000193);
+      second = Math.imul(second ^ code, 0x5bd1e995);
+      second ^= second >>> 15;
+    }
+    first = Math.imul(first ^ 0x1f, 0x01000193);
+  }
+  return `${fingerprints.length}:${(first >>> 0).toString(36)}:${(second >>> 0).toString(36)}`;
+}

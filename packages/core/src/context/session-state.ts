@@ -12,6 +12,7 @@ import type {
 import { ConflictError } from '../errors/index.js';
 import { countHistory } from '../history/index.js';
 import type { createShapeCheck } from './check-new-messages.js';
+import { hashFingerprints } from './message-fingerprint.js';
 
 /** A compaction of a session's history prefix: what the prefix became. */
 export interface CompactionEntry {
@@ -120,8 +121,13 @@ export function createSessionPersistence(
     if (stored?.calibration !== undefined) calibration?.adopt(stored.calibration);
     if (stored) state.stored = { version: stored.version, cycle: stored.cycle };
     if (!stored || stored.summarizedCount > messages.length) return undefined;
+    const covered = fingerprints.slice(0, stored.summarizedCount);
+    // Written for another history (an early message edited since): not this history's state.
+    if (stored.coveredDigest !== undefined && stored.coveredDigest !== hashFingerprints(covered)) {
+      return undefined;
+    }
     return {
-      covered: fingerprints.slice(0, stored.summarizedCount),
+      covered,
       output: stored.messages,
       cycle: stored.cycle,
       version: stored.version,
@@ -185,6 +191,7 @@ export function createSessionPersistence(
         {
           messages: entry.output,
           summarizedCount: entry.covered.length,
+          coveredDigest: hashFingerprints(entry.covered),
           cycle: entry.cycle,
           ...(entry.summary ? { summary: entry.summary } : {}),
           ...(entry.flushedCycle === undefined ? {} : { flushedCycle: entry.flushedCycle }),

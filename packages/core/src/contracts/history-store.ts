@@ -37,6 +37,14 @@ export interface WorkingState {
   summarizedCount: number;
   /** The compressed working messages (what the next prompt is built from). */
   messages: Message[];
+  /**
+   * A digest of the original messages the state stands for (the first `summarizedCount` of the
+   * history). A context manager adopts a stored state only for a history whose first
+   * `summarizedCount` messages have this digest, so an early message edited since is never served
+   * from a summary of its old text; a state written without one is adopted by its count alone.
+   * @default undefined
+   */
+  coveredDigest?: string;
   /** The compaction cycle number; memory flush runs at most once per cycle. */
   cycle: number;
   /** The cycle in which the last memory flush ran, if any. */

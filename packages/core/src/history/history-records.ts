@@ -229,6 +229,12 @@ export function encodeState(state: Omit<WorkingState, 'version'>): StorableJson 
       argument: 'state.summary',
     });
   }
+  if (state.coveredDigest !== undefined && typeof state.coveredDigest !== 'string') {
+    throw new InvalidArgumentError({
+      message: `state.coveredDigest must be a string; got ${typeof state.coveredDigest}.`,
+      argument: 'state.coveredDigest',
+    });
+  }
   if (!Array.isArray(state.messages)) {
     throw new InvalidArgumentError({
       message: 'state.messages must be an array of messages.',
@@ -250,6 +256,9 @@ export function validateEncodedState(value: unknown): EncodedWorkingState | unde
   const state = record.state as { [key: string]: StorableJson } | undefined;
   if (state === null || typeof state !== 'object' || Array.isArray(state)) return undefined;
   if (!isNonNegativeInteger(state.summarizedCount) || !isNonNegativeInteger(state.cycle)) {
+    return undefined;
+  }
+  if (state.coveredDigest !== undefined && typeof state.coveredDigest !== 'string') {
     return undefined;
   }
   if (

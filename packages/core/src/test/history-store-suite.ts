@@ -192,6 +192,7 @@ export function testHistoryStore(name: string, createStore: HistoryStoreFactory)
         alice,
         {
           summarizedCount: 2,
+          coveredDigest: '2:abc:def',
           messages: [user('kept')],
           cycle: 1,
           summary: {
@@ -203,7 +204,13 @@ export function testHistoryStore(name: string, createStore: HistoryStoreFactory)
       );
       expect(first).toBe(1);
       const state = await store.getState(alice);
-      expect(state).toMatchObject({ version: 1, summarizedCount: 2, cycle: 1, flushedCycle: 1 });
+      expect(state).toMatchObject({
+        version: 1,
+        summarizedCount: 2,
+        coveredDigest: '2:abc:def',
+        cycle: 1,
+        flushedCycle: 1,
+      });
       expect(state!.messages).toEqual([user('kept')]);
       expect(state!.summary?.sections.goal).toEqual(['ship']);
       expect(await store.setState(alice, emptyState(), 1)).toBe(2);
