@@ -67,6 +67,12 @@ if [ "$check" = 1 ]; then
     echo "}"
   } > ctxmem-import-check.mjs
   node ctxmem-import-check.mjs
+  # The counter reads these instead of building the ranks (and silently builds them when absent).
+  for encoding in o200k_base cl100k_base; do
+    [ -s "node_modules/@ctxmem/core/dist/vocabulary/$encoding.bin" ] ||
+      { echo "pack-install: @ctxmem/core has no dist/vocabulary/$encoding.bin" >&2; exit 1; }
+  done
+  echo "@ctxmem/core vocabulary files: ok"
   case " ${packages[*]} " in
     *" cli "*)
       printf '{"model":"gpt-4o","messages":[{"role":"user","content":"hello"}]}' |

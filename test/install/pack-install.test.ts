@@ -35,6 +35,7 @@ describe('using the packages from a clone (scripts/pack-install.sh)', () => {
         for (const name of packages)
           expect(stdout).toMatch(new RegExp(`@ctxmem/${name} \\d+ exports`));
         expect(stdout).toContain('ctxmem compact - --budget 1000: ok');
+        expect(stdout).toContain('@ctxmem/core vocabulary files: ok');
         const manifest = JSON.parse(await readFile(join(project, 'package.json'), 'utf8')) as {
           dependencies: Record<string, string>;
         };

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 import { InvalidArgumentError } from '../errors/index.js';
 import { decodeVocabularyFile } from './vocabulary-file.js';
 
@@ -223,11 +224,15 @@ export function buildBpeRanks(name: TokenEncodingName): BpeRanks {
 }
 
 /**
- * Where the build writes an encoding's vocabulary file: `dist/vocabulary/`, beside `dist/tokens/`
- * (run from the TypeScript sources, the file is absent and the ranks are built).
+ * Where the build writes an encoding's vocabulary file: `dist/vocabulary/` of this package, found
+ * through the package's own `package.json` (so from the bundled build and from the TypeScript
+ * sources alike; from the sources before a build, the file is absent and the ranks are built).
  */
 export function vocabularyFileUrl(name: TokenEncodingName): URL {
-  return new URL(`../vocabulary/${name}.bin`, import.meta.url);
+  return new URL(
+    `dist/vocabulary/${name}.bin`,
+    pathToFileURL(requireRanks.resolve('@ctxmem/core/package.json')),
+  );
 }
 
 /** The vocabulary file's ranks, or `undefined` when it is missing or not intact. */
