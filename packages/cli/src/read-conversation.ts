@@ -14,9 +14,11 @@ export async function readConversation(
 ): Promise<ParsedConversation> {
   let text: string;
   try {
-    // Read in one piece, decoded natively: the promise API decodes chunk by chunk into a rope
-    // that JSON.parse first copies flat, a second copy of a 50 MB body.
-    text = readFileSync(path, 'utf8');
+    // Read in one piece, then decoded in one call: the promise API decodes chunk by chunk into a
+    // rope that JSON.parse first copies flat, a second copy of a 50 MB body; and on Node 22
+    // `readFileSync(path, 'utf8')` took 0.75 s for a 50 MB body where bytes-then-decode took
+    // 0.48 s, at the same peak memory (4 runs each, 2-core VM).
+    text = readFileSync(path).toString('utf8');
   } catch (cause) {
     throw new StorageError({
       message: `cannot read ${displayName}: ${describeFileError(cause)}`,
