@@ -4,7 +4,7 @@
  * must lose and duplicate nothing; a lock left by a killed process must be taken over.
  * `CTXMEM_LONG_TESTS=1` runs more kill iterations.
  */
-import { mkdir, mkdtemp, readFile, rm, utimes } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -123,6 +123,29 @@ describe('file stores under SIGKILL and concurrent processes', () => {
     });
     expect(result).toBe('acquired');
   }, 40_000);
+
+  // proper-lockfile removes held locks on exit through signal-exit 3; write-file-atomic's
+  // signal-exit 4 undid that once its first write was done, so the next writer waited `staleMs`.
+  it.each([
+    ['without', undefined],
+    ['after', 'written.json'],
+  ])(
+    'removes a lock its holder exits inside, %s an atomic write',
+    async (_, write) => {
+      const folder = join(root, `exit-in-lock-${write ? 'write' : 'plain'}`);
+      await mkdir(folder, { recursive: true });
+      const path = join(folder, 'cards.json');
+      const holder = startWriter(fixture, {
+        mode: 'exit-in-lock',
+        path,
+        ...(write ? { write: join(folder, write) } : {}),
+      });
+      await holder.waitFor('locked');
+      expect(await holder.exited, holder.errors()).toBe(0);
+      await expect(stat(`${path}.lock`)).rejects.toMatchObject({ code: 'ENOENT' });
+    },
+    40_000,
+  );
 
   it('lets only one of several processes take over the same stale lock', async () => {
     const folder = join(root, 'contended');

@@ -114,6 +114,35 @@ function guardedFileSystem(staleMs: number, releasing: () => boolean): object {
  */
 const queues = new Map<string, Promise<void>>();
 
+/**
+ * Lock folders this process holds, removed synchronously if it exits while holding them
+ * (`process.exit()` inside an operation). proper-lockfile does this through signal-exit 3's patch
+ * of `process.emit`, but write-file-atomic's signal-exit 4 puts back the `process.emit` it found
+ * when it loaded once its last write is done, which can drop signal-exit 3's patch: the lock was
+ * then left for the next writer to wait out (`staleMs`). A plain 'exit' listener is not affected.
+ * Module-level for the reason `queues` is: a held lock folder belongs to the whole process.
+ */
+const held = new Set<string>();
+
+function removeHeldLocks(): void {
+  for (const lockPath of held) {
+    try {
+      fs.rmdirSync(lockPath);
+    } catch {
+      // Already gone, or not ours to remove any more: it is then taken over once stale.
+    }
+  }
+}
+
+function holding(lockPath: string): void {
+  if (held.size === 0) process.on('exit', removeHeldLocks);
+  held.add(lockPath);
+}
+
+function released(lockPath: string): void {
+  if (held.delete(lockPath) && held.size === 0) process.off('exit', removeHeldLocks);
+}
+
 async function inProcessQueue<T>(key: string, operation: () => Promise<T>): Promise<T> {
   const previous = queues.get(key) ?? Promise.resolve();
   let done!: () => void;
@@ -153,10 +182,16 @@ async function acquire(
         lockfilePath: lockPath,
         retries: 0,
         fs: fileSystem,
-        onCompromised,
+        onCompromised: (error: Error) => {
+          // Lost (taken over after a stall): removing its folder at exit could remove another's.
+          released(lockPath);
+          onCompromised(error);
+        },
       });
+      holding(lockPath);
       return async () => {
         releasing = true;
+        released(lockPath);
         await release();
       };
     } catch (error) {
