@@ -139,8 +139,10 @@ describe('compact writes the offloads its result refers to', () => {
     expect(written.length).toBeGreaterThan(0);
     expect(written.length).toBeLessThan(offloaded.size);
     expect(new Set(written)).toEqual(new Set([...offloaded].filter((id) => referenced.has(id))));
-    const files = await readdir(join(folder, 'scopes'), { recursive: true });
-    expect(files.filter((name) => String(name).endsWith('.json'))).toHaveLength(written.length);
+    // Written together: one pack (records and an index), no file per message.
+    const files = (await readdir(join(folder, 'scopes'), { recursive: true })).map(String);
+    expect(files.filter((name) => name.endsWith('.pack'))).toHaveLength(1);
+    expect(files.filter((name) => name.endsWith('.json'))).toEqual([]);
     for (const id of referenced) await expect(store.get(scope, id)).resolves.toBeDefined();
   });
 

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,6 +6,7 @@ import type { Message, Scope } from '../contracts/index.js';
 import { CorruptDataError, NotFoundError } from '../errors/index.js';
 import { type CorruptionEvent, scopeFolder } from '../storage/index.js';
 import { createFileOffloadStore, offloadId } from './index.js';
+import { contentAddressedPut } from './offload-id.js';
 
 let base: string;
 let counter = 0;
@@ -80,5 +81,129 @@ describe('file offload store', () => {
     await writeFile(pathOf(id), 'garbage');
     expect(CorruptDataError.isInstance(await rejection(store.get(scope, id)))).toBe(true);
     expect(NotFoundError.isInstance(await rejection(store.get(scope, id)))).toBe(true);
+  });
+});
+
+describe('file offload store: a compaction offloading several messages writes one pack', () => {
+  const messages = (label: string, count: number): Message[] =>
+    Array.from({ length: count }, (_, index) => ({
+      role: 'user',
+      content: `${label} result ${index}: ${'é 東京 '.repeat(index + 1)}`,
+    }));
+  const entries = (list: Message[]) => list.map((item) => ({ id: offloadId(item), message: item }));
+
+  async function setupPacks() {
+    const context = setup();
+    const folder = join(scopeFolder(context.pathOf('x').split('/scopes/')[0]!, scope), 'offload');
+    const putMany = contentAddressedPut(context.store)!;
+    const files = async () => (await readdir(folder)).sort();
+    // A new store on the same root: nothing cached, as in another process.
+    const reopened = () =>
+      createFileOffloadStore({ root: context.pathOf('x').split('/scopes/')[0]! });
+    return { ...context, folder, putMany, files, reopened };
+  }
+
+  it('writes several new messages as one pack whose records another store reads back', async () => {
+    const { putMany, files, reopened } = await setupPacks();
+    const list = messages('a', 6);
+    await putMany(scope, entries(list));
+    const names = await files();
+    expect(names.filter((name) => name.endsWith('.pack'))).toHaveLength(1);
+    expect(names.filter((name) => name.endsWith('.json'))).toEqual([]);
+    const other = reopened();
+    for (const item of list) {
+      expect((await other.get(scope, offloadId(item))).message).toEqual(item);
+    }
+  });
+
+  it('keeps one file per message for a few, and stores nothing twice', async () => {
+    const { putMany, files } = await setupPacks();
+    const few = messages('b', 3);
+    await putMany(scope, entries(few));
+    expect((await files()).filter((name) => name.endsWith('.json'))).toHaveLength(3);
+    const many = messages('c', 5);
+    await putMany(scope, entries(many));
+    const before = await files();
+    // Again, with the few and the many mixed: everything is there already.
+    await putMany(scope, entries([...many, ...few]));
+    expect(await files()).toEqual(before);
+  });
+
+  it('round-trips a record larger than a write piece inside a pack', async () => {
+    const { putMany, reopened } = await setupPacks();
+    const big: Message = { role: 'user', content: 'x'.repeat(3 << 20) };
+    const list = [...messages('d', 4), big];
+    await putMany(scope, entries(list));
+    expect((await reopened().get(scope, offloadId(big))).message).toEqual(big);
+    expect((await reopened().get(scope, offloadId(list[2]!))).message).toEqual(list[2]);
+  });
+
+  it('deletes a packed message and keeps the others', async () => {
+    const { store, putMany, files, reopened } = await setupPacks();
+    const list = messages('e', 5);
+    await putMany(scope, entries(list));
+    const [gone, ...kept] = list;
+    await store.delete(scope, offloadId(gone!));
+    expect(NotFoundError.isInstance(await rejection(store.get(scope, offloadId(gone!))))).toBe(
+      true,
+    );
+    const other = reopened();
+    expect(NotFoundError.isInstance(await rejection(other.get(scope, offloadId(gone!))))).toBe(
+      true,
+    );
+    for (const item of kept)
+      expect((await other.get(scope, offloadId(item))).message).toEqual(item);
+    expect((await files()).filter((name) => name.endsWith('.pack'))).toHaveLength(1);
+  });
+
+  it('reports a damaged packed record and still reads the other records', async () => {
+    const { store, events, putMany, folder, files } = await setupPacks();
+    const list = messages('f', 5);
+    await putMany(scope, entries(list));
+    const pack = join(folder, (await files()).find((name) => name.endsWith('.pack'))!);
+    const text = await readFile(pack, 'utf8');
+    // Change one character of the third record: it no longer matches its id.
+    const third = text.split('\n')[2]!;
+    await writeFile(pack, text.replace(third, third.replace('f result 2', 'f result 9')));
+    expect(NotFoundError.isInstance(await rejection(store.get(scope, offloadId(list[2]!))))).toBe(
+      true,
+    );
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ path: pack, droppedRecords: 1 });
+    expect((await store.get(scope, offloadId(list[3]!))).message).toEqual(list[3]);
+  });
+
+  it('finds the records of a pack whose index is damaged, and reports it', async () => {
+    const { putMany, folder, files } = await setupPacks();
+    const list = messages('g', 4);
+    await putMany(scope, entries(list));
+    const pack = join(folder, (await files()).find((name) => name.endsWith('.pack'))!);
+    const text = await readFile(pack, 'utf8');
+    await writeFile(pack, text.slice(0, -20));
+    const events: CorruptionEvent[] = [];
+    const other = createFileOffloadStore({
+      root: folder.split('/scopes/')[0]!,
+      onCorruption: (event) => events.push(event),
+    });
+    for (const item of list)
+      expect((await other.get(scope, offloadId(item))).message).toEqual(item);
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ path: pack, recoveredRecords: 4 });
+  });
+
+  it('throws CorruptDataError for a damaged packed record in strict mode', async () => {
+    const { putMany, folder, files } = await setupPacks();
+    const list = messages('h', 4);
+    await putMany(scope, entries(list));
+    const pack = join(folder, (await files()).find((name) => name.endsWith('.pack'))!);
+    const text = await readFile(pack, 'utf8');
+    await writeFile(pack, text.replace('h result 1', 'h result 7'));
+    const strict = createFileOffloadStore({
+      root: folder.split('/scopes/')[0]!,
+      corruption: 'strict',
+    });
+    const error = await rejection(strict.get(scope, offloadId(list[1]!)));
+    expect(CorruptDataError.isInstance(error)).toBe(true);
+    expect((await strict.get(scope, offloadId(list[0]!))).message).toEqual(list[0]);
   });
 });

@@ -1,5 +1,6 @@
-import { mkdir, readdir, rm, stat } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { createHash } from 'node:crypto';
+import { mkdir, open, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 import type { Message, OffloadRecord, OffloadStore, Scope } from '../contracts/index.js';
 import {
   assertRequiredScope,
@@ -18,19 +19,21 @@ import {
   setAsideDamagedFile,
   systemClock,
   validateRequiredScope,
+  withFileLock,
   withStorageErrors,
   writeFileAtomic,
   writeFilesAtomic,
 } from '../storage/index.js';
 import { requireOptions } from '../validation/index.js';
 import { notFound, type OffloadStoreOptions } from './in-memory-offload-store.js';
-import { assertOffloadId, markContentAddressed, offloadId } from './offload-id.js';
+import { assertOffloadId, isOffloadId, markContentAddressed, offloadId } from './offload-id.js';
 
 export interface FileOffloadStoreOptions extends OffloadStoreOptions, CorruptionOptions {
   /**
-   * Folder of the store. Each offloaded message is one file,
-   * `<root>/scopes/<user>/<agent>/<session>/offload/<id>.json`. Other file stores may share the
-   * root.
+   * Folder of the store. Offloaded messages go to `<root>/scopes/<user>/<agent>/<session>/offload/`:
+   * one file `<id>.json` per message, except that a compaction offloading several new messages at
+   * once writes them as one pack file `pack_<hash>.pack` (one file to sync instead of one each).
+   * Other file stores may share the root.
    * @default `<cwd>/.ctxmem`
    */
   root?: string;
@@ -59,9 +62,119 @@ function recordChunks(record: EncodedOffloadRecord): string | Iterable<string> {
 const LARGE_RECORD_CHARS = 1 << 20;
 
 /**
- * An offload store in files: one atomically written file per message. Writes need no lock: a
- * file's content is determined by its name (the content hash), so concurrent writers of the same
- * id write the same message. On `get` the content is checked against its id.
+ * A compaction that offloads at least this many new messages writes them as one pack file: one
+ * file to write and sync instead of one per message (a thousand fsyncs cost seconds on a cloud
+ * disk).
+ */
+const PACK_MIN_RECORDS = 4;
+const PACK_SUFFIX = '.pack';
+const PACK_FORMAT = 'ctxmem-offload-pack';
+/** The footer's length closes a pack: this many decimal digits and a newline. */
+const FOOTER_LENGTH_DIGITS = 12;
+
+/** Where each record of a pack is: id → [byte offset, byte length] of its line. */
+type PackIndex = Map<string, readonly [number, number]>;
+
+/**
+ * A pack's text: each record as `JSON.stringify(record)` and a newline (the one-file format, one
+ * after the other), then a footer line `{"format","version","records":[[id, offset, length]…]}`,
+ * then the footer's byte length in `FOOTER_LENGTH_DIGITS` digits and a newline. Byte offsets are
+ * counted as the pieces go out, so a 50 MB payload is never one string.
+ */
+function* packChunks(records: readonly EncodedOffloadRecord[]): Generator<string> {
+  const entries: Array<[string, number, number]> = [];
+  let offset = 0;
+  for (const record of records) {
+    const start = offset;
+    const chunks = recordChunks(record);
+    for (const chunk of typeof chunks === 'string' ? [chunks] : chunks) {
+      offset += Buffer.byteLength(chunk, 'utf8');
+      yield chunk;
+    }
+    entries.push([record.id, start, offset - start]);
+  }
+  const footer = `${JSON.stringify({ format: PACK_FORMAT, version: 1, records: entries })}\n`;
+  yield footer;
+  yield `${String(Buffer.byteLength(footer, 'utf8')).padStart(FOOTER_LENGTH_DIGITS, '0')}\n`;
+}
+
+/** The index a pack's footer gives, or `undefined` when the footer is missing or damaged. */
+async function readPackFooter(path: string): Promise<PackIndex | undefined> {
+  const handle = await open(path, 'r');
+  try {
+    const { size } = await handle.stat();
+    const tailLength = FOOTER_LENGTH_DIGITS + 1;
+    if (size < tailLength) return undefined;
+    const tail = Buffer.alloc(tailLength);
+    await handle.read(tail, 0, tailLength, size - tailLength);
+    const footerLength = Number(tail.toString('latin1', 0, FOOTER_LENGTH_DIGITS));
+    if (!Number.isInteger(footerLength) || footerLength <= 0 || footerLength > size - tailLength) {
+      return undefined;
+    }
+    const footerBytes = Buffer.alloc(footerLength);
+    await handle.read(footerBytes, 0, footerLength, size - tailLength - footerLength);
+    const footer = JSON.parse(footerBytes.toString('utf8')) as {
+      format?: unknown;
+      version?: unknown;
+      records?: unknown;
+    };
+    if (footer.format !== PACK_FORMAT || footer.version !== 1 || !Array.isArray(footer.records)) {
+      return undefined;
+    }
+    const limit = size - tailLength - footerLength;
+    const index: PackIndex = new Map();
+    for (const entry of footer.records as unknown[]) {
+      const [id, offset, length] = Array.isArray(entry) ? entry : [];
+      if (
+        typeof id !== 'string' ||
+        !Number.isInteger(offset) ||
+        !Number.isInteger(length) ||
+        (offset as number) < 0 ||
+        (length as number) <= 0 ||
+        (offset as number) + (length as number) > limit
+      ) {
+        return undefined;
+      }
+      index.set(id, [offset as number, length as number]);
+    }
+    return index;
+  } catch {
+    return undefined;
+  } finally {
+    await handle.close().catch(() => {});
+  }
+}
+
+/**
+ * The index of a pack whose footer is damaged, found by reading its record lines (a JSON line
+ * never holds a raw newline): the records that still parse stay reachable.
+ */
+async function scanPackRecords(path: string): Promise<PackIndex> {
+  const bytes = await readFile(path);
+  const index: PackIndex = new Map();
+  let start = 0;
+  while (start < bytes.length) {
+    let end = bytes.indexOf(0x0a, start);
+    if (end < 0) end = bytes.length;
+    try {
+      const value = JSON.parse(bytes.toString('utf8', start, end)) as { id?: unknown };
+      if (isOffloadId(value?.id)) {
+        index.set(value.id, [start, end + 1 - start]);
+      }
+    } catch {
+      // Not a record (the footer, its length, or a damaged line).
+    }
+    start = end + 1;
+  }
+  return index;
+}
+
+/**
+ * An offload store in files: one atomically written file per message, or one pack per compaction
+ * that offloads several (records one per line, then an index of byte offsets; a pack is never
+ * changed, `delete` writes the rest as a new one under a lock). Writes need no lock: content is
+ * determined by its id (the content hash), so concurrent writers of the same id write the same
+ * message. On `get` the content is checked against its id.
  */
 export function createFileOffloadStore(options: FileOffloadStoreOptions = {}): OffloadStore {
   const {
@@ -86,6 +199,11 @@ export function createFileOffloadStore(options: FileOffloadStoreOptions = {}): O
   ): Promise<OffloadRecord | 'missing' | 'damaged'> {
     const text = await readTextFile(path);
     if (text === undefined) return 'missing';
+    return parseRecord(text, id);
+  }
+
+  /** A record's text as its message, or `damaged` (unreadable, or not matching its id). */
+  function parseRecord(text: string, id: string): OffloadRecord | 'damaged' {
     let value: Partial<EncodedOffloadRecord>;
     try {
       value = JSON.parse(text) as Partial<EncodedOffloadRecord>;
@@ -98,6 +216,157 @@ export function createFileOffloadStore(options: FileOffloadStoreOptions = {}): O
     const message = value.message === undefined ? undefined : decodeMessage(value.message);
     if (!message || value.id !== id || offloadId(message) !== id) return 'damaged';
     return { id, createdAt: value.createdAt, message };
+  }
+
+  /**
+   * Pack indexes by path. A pack is never changed once written (`delete` writes the rest as a new
+   * pack), so an index read once stays true for as long as its file exists.
+   */
+  const packIndexes = new Map<string, PackIndex>();
+  /** Damaged packed records already reported (path and id), so a retry does not copy the pack again. */
+  const reportedDamage = new Set<string>();
+
+  async function packIndex(path: string): Promise<PackIndex | undefined> {
+    const known = packIndexes.get(path);
+    if (known) return known;
+    const index = await withStorageErrors(path, 'read', async () => {
+      try {
+        const footer = await readPackFooter(path);
+        if (footer) return footer;
+        // A damaged footer: the records that still read are found line by line, and reported.
+        const scanned = await scanPackRecords(path);
+        reportCorruption(
+          {
+            path,
+            quarantinedPath: await quarantineFile(path),
+            recoveredRecords: scanned.size,
+            droppedRecords: 0,
+            reason: 'the offload pack has no readable index; its records were found line by line',
+          },
+          { corruption, onCorruption },
+        );
+        return scanned;
+      } catch (error) {
+        if (hasErrorCode(error, 'ENOENT')) return undefined;
+        throw error;
+      }
+    });
+    if (index) packIndexes.set(path, index);
+    return index;
+  }
+
+  async function packsIn(folder: string): Promise<string[]> {
+    const names = await withStorageErrors(folder, 'read', () =>
+      readdir(folder).catch((error: unknown) => {
+        if (hasErrorCode(error, 'ENOENT')) return [] as string[];
+        throw error;
+      }),
+    );
+    return names.filter((name) => name.endsWith(PACK_SUFFIX)).map((name) => join(folder, name));
+  }
+
+  /** The packs of `folder` that hold `id`, with where its record is. */
+  async function packsHolding(folder: string, id: string) {
+    const found: Array<{ path: string; at: readonly [number, number] }> = [];
+    for (const path of await packsIn(folder)) {
+      const at = (await packIndex(path))?.get(id);
+      if (at) found.push({ path, at });
+    }
+    return found;
+  }
+
+  /** A packed record, `missing` (its pack is gone: rewritten by a delete), or `damaged`. */
+  async function readPacked(
+    path: string,
+    [offset, length]: readonly [number, number],
+    id: string,
+  ): Promise<OffloadRecord | 'missing' | 'damaged'> {
+    return withStorageErrors(path, 'read', async () => {
+      let handle: Awaited<ReturnType<typeof open>>;
+      try {
+        handle = await open(path, 'r');
+      } catch (error) {
+        if (hasErrorCode(error, 'ENOENT')) {
+          packIndexes.delete(path);
+          return 'missing';
+        }
+        throw error;
+      }
+      try {
+        const bytes = Buffer.alloc(length);
+        const { bytesRead } = await handle.read(bytes, 0, length, offset);
+        if (bytesRead !== length) return 'damaged';
+        return parseRecord(bytes.toString('utf8'), id);
+      } finally {
+        await handle.close().catch(() => {});
+      }
+    });
+  }
+
+  /** The record of `id` in the packs of `folder`, or undefined. */
+  async function getPacked(folder: string, id: string): Promise<OffloadRecord | undefined> {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      let gone = false;
+      for (const { path, at } of await packsHolding(folder, id)) {
+        const record = await readPacked(path, at, id);
+        if (typeof record === 'object') return record;
+        if (record === 'missing') {
+          gone = true;
+          continue;
+        }
+        // One damaged record: the pack's other records stay; a copy is kept for inspection, once.
+        if (reportedDamage.has(`${path}\u0000${id}`)) continue;
+        reportedDamage.add(`${path}\u0000${id}`);
+        reportCorruption(
+          {
+            path,
+            quarantinedPath: await quarantineFile(path),
+            recoveredRecords: 0,
+            droppedRecords: 1,
+            reason: `the offloaded content ${id} in this pack is unreadable or does not match its id`,
+          },
+          { corruption, onCorruption },
+        );
+      }
+      // A delete elsewhere rewrote a pack while this one read it: look again once.
+      if (!gone) return undefined;
+    }
+    return undefined;
+  }
+
+  /** Writes `records` as one pack in `folder` (atomically, synced once). */
+  async function writePack(folder: string, records: readonly EncodedOffloadRecord[]) {
+    const name = createHash('sha256')
+      .update(records.map((record) => record.id).join(','))
+      .digest('hex')
+      .slice(0, 16);
+    await writeFileAtomic(join(folder, `pack_${name}${PACK_SUFFIX}`), packChunks(records));
+  }
+
+  /** Removes `id` from every pack that holds it: the other records are written as a new pack. */
+  async function deletePacked(folder: string, id: string): Promise<void> {
+    for (const { path } of await packsHolding(folder, id)) {
+      await withFileLock(path, async () => {
+        packIndexes.delete(path);
+        const index = await packIndex(path);
+        if (!index?.has(id)) return;
+        const rest: EncodedOffloadRecord[] = [];
+        for (const [other, at] of index) {
+          if (other === id) continue;
+          const record = await readPacked(path, at, other);
+          if (typeof record === 'object') {
+            rest.push({
+              id: other,
+              createdAt: record.createdAt,
+              message: encodeMessage(record.message, 'message'),
+            });
+          }
+        }
+        if (rest.length > 0) await writePack(folder, rest);
+        await withStorageErrors(path, 'remove', () => rm(path, { force: true }));
+        packIndexes.delete(path);
+      });
+    }
   }
 
   async function setAside(path: string, id: string): Promise<void> {
@@ -155,18 +424,21 @@ export function createFileOffloadStore(options: FileOffloadStoreOptions = {}): O
       assertOffloadId(id);
       const path = pathOf(scope, id);
       const record = await readRecord(path, id);
-      if (record === 'missing') throw notFound(id);
       if (record === 'damaged') {
         await setAside(path, id);
         throw notFound(id);
       }
-      return record satisfies { message: Message };
+      if (record !== 'missing') return record satisfies { message: Message };
+      const packed = await getPacked(dirname(path), id);
+      if (!packed) throw notFound(id);
+      return packed;
     },
 
     async delete(scope, id) {
       assertOffloadId(id);
       const path = pathOf(scope, id);
       await withStorageErrors(path, 'remove', () => rm(path, { force: true }));
+      await deletePacked(dirname(path), id);
     },
   };
 
@@ -178,18 +450,34 @@ export function createFileOffloadStore(options: FileOffloadStoreOptions = {}): O
     const folder = join(scopeFolder(base, scope), 'offload');
     await withStorageErrors(folder, 'write', () => mkdir(folder, { recursive: true }));
     const present = new Set(await withStorageErrors(folder, 'read', () => readdir(folder)));
-    const fresh: Array<{ path: string; data: string | Iterable<string> }> = [];
+    const packed = new Set<string>();
+    for (const path of await packsIn(folder)) {
+      for (const id of (await packIndex(path))?.keys() ?? []) packed.add(id);
+    }
+    const fresh: EncodedOffloadRecord[] = [];
     const createdAt = isoNow(clock);
     for (const { id, message } of entries) {
+      // Content-addressed: an id already stored (packs are checked when read) is this message.
+      if (packed.has(id)) continue;
       const encoded = encodeMessage(message, 'message');
       const path = join(folder, `${id}.json`);
       if (present.has(`${id}.json`)) {
         await putEncoded(path, id, encoded);
       } else {
         present.add(`${id}.json`);
-        fresh.push({ path, data: recordChunks({ id, createdAt, message: encoded }) });
+        fresh.push({ id, createdAt, message: encoded });
       }
     }
-    await writeFilesAtomic(folder, fresh);
+    if (fresh.length >= PACK_MIN_RECORDS) {
+      await writePack(folder, fresh);
+      return;
+    }
+    await writeFilesAtomic(
+      folder,
+      fresh.map((record) => ({
+        path: join(folder, `${record.id}.json`),
+        data: recordChunks(record),
+      })),
+    );
   });
 }
