@@ -6,7 +6,12 @@
  * summaries use (`anchorRelativeDates`: English and Chinese); dates are calendar days in UTC, and
  * every pattern is a single pass without nested repetition, so the cost is linear in the text.
  */
-import { anchorRelativeDates, parseSessionDate } from '../summarize/relative-dates.js';
+import {
+  anchorRelativeDates,
+  MONTH_NAMES,
+  monthIndex,
+  parseSessionDate,
+} from '../summarize/relative-dates.js';
 
 /** A point a text refers to, and how precisely: a year-wide reference names only the year. */
 export interface DateMention {
@@ -93,29 +98,10 @@ export function resolveDateExpressions(text: string, reference?: Date): DateMent
   return mentions;
 }
 
-/**
- * English month names, January first: what `Intl.DateTimeFormat('en-US', { month: 'long' })`
- * gives, written out because creating that formatter costs milliseconds at import.
- */
-const MONTHS: readonly string[] = [
-  'January',
-  'February',
-  'March',
-  'April',
-  'May',
-  'June',
-  'July',
-  'August',
-  'September',
-  'October',
-  'November',
-  'December',
-];
-
 /** "May 2023" for a day or month, "2023" for a year. */
 function termsOf({ date, precision }: DateMention): string {
   const year = String(date.getUTCFullYear());
-  return precision === 'year' ? year : `${MONTHS[date.getUTCMonth()]} ${year}`;
+  return precision === 'year' ? year : `${MONTH_NAMES[date.getUTCMonth()]} ${year}`;
 }
 
 /**
@@ -201,12 +187,6 @@ const QUESTION_DATE = new RegExp(
 /** A question names a few dates; a text with more is not one, and its cost stays bounded. */
 const MAX_QUESTION_DATES = 16;
 
-function monthNumber(name: string): number {
-  return MONTHS.findIndex((month) =>
-    month.toLowerCase().startsWith(name.slice(0, 3).toLowerCase()),
-  );
-}
-
 /** A calendar day as a range, moved a week back or forward ("the week before 9 May") with `shift`. */
 function dayRange(year: number, month: number, day: number, shift: string | undefined) {
   const date = Date.UTC(year, month, day);
@@ -252,16 +232,16 @@ export function questionDateRanges(query: string, now?: Date): QuestionDateRange
     const [monthYear, yearOfMonth, monthAlone, yearAlone] = match.slice(13);
     let range: QuestionDateRange | undefined;
     if (dayA !== undefined)
-      range = dayRange(Number(yearA), monthNumber(monthA!), Number(dayA), shiftA);
+      range = dayRange(Number(yearA), monthIndex(monthA!), Number(dayA), shiftA);
     else if (dayB !== undefined)
-      range = dayRange(Number(yearB), monthNumber(monthB!), Number(dayB), shiftB);
+      range = dayRange(Number(yearB), monthIndex(monthB!), Number(dayB), shiftB);
     else if (dayC !== undefined)
       range = dayRange(Number(yearC), Number(monthC) - 1, Number(dayC), shiftC);
     else if (monthYear !== undefined) {
       const year = Number(yearOfMonth);
-      const month = monthNumber(monthYear);
+      const month = monthIndex(monthYear);
       range = { start: Date.UTC(year, month, 1), end: Date.UTC(year, month + 1, 1) };
-    } else if (monthAlone !== undefined) range = { month: monthNumber(monthAlone) };
+    } else if (monthAlone !== undefined) range = { month: monthIndex(monthAlone) };
     else if (yearAlone !== undefined) {
       const year = Number(yearAlone);
       range = { start: Date.UTC(year, 0, 1), end: Date.UTC(year + 1, 0, 1) };
@@ -297,7 +277,7 @@ export function fallsInDateRanges(
   }
   for (const [, monthName, yearOfMonth, year] of terms.matchAll(TERM)) {
     if (monthName !== undefined) {
-      const month = MONTHS.indexOf(monthName);
+      const month = (MONTH_NAMES as readonly string[]).indexOf(monthName);
       if (month < 0) continue;
       const start = Date.UTC(Number(yearOfMonth), month, 1);
       if (inRange(start, Date.UTC(Number(yearOfMonth), month + 1, 1))) return true;

@@ -4,7 +4,8 @@
  * calendar days in UTC: a session date has no time zone, and none is needed to count days.
  */
 
-const MONTH_NAMES = [
+/** English month names, January first. */
+export const MONTH_NAMES = [
   'January',
   'February',
   'March',
@@ -33,7 +34,8 @@ const MONTH_DAY_YEAR = new RegExp(
 const ISO_DATE = /\b(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})\b/u;
 const CJK_DATE = /(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]/u;
 
-function monthIndex(name: string): number {
+/** The month (0–11) a name or its first three letters give ("Sept", "may"), or -1. */
+export function monthIndex(name: string): number {
   return MONTH_NAMES.findIndex((month) =>
     month.toLowerCase().startsWith(name.slice(0, 3).toLowerCase()),
   );
