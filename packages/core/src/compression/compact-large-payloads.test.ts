@@ -10,18 +10,9 @@ import {
   createInMemoryOffloadStore,
   createTokenCounter,
 } from '../index.js';
+import { seededBase64 as base64 } from '../test/filler-text.js';
 import { checkCompactionInvariants } from '../test/invariants.js';
 import { assistant, calls, filler, results, system, user } from './test-messages.js';
-
-function base64(bytes: number, seed: number): string {
-  const data = Buffer.alloc(bytes);
-  let state = seed;
-  for (let index = 0; index < bytes; index++) {
-    state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0;
-    data[index] = state >>> 24;
-  }
-  return data.toString('base64');
-}
 
 const scope = { sessionId: 'large' };
 const folders: string[] = [];

@@ -41,3 +41,17 @@ export function fillerText(seed: number, count: number, words: readonly string[]
   }
   return out.join(' ');
 }
+
+/**
+ * The base64 of `bytes` seeded pseudo-random bytes: a file a tool returned as base64, for tests of
+ * payloads far larger than a budget. Deterministic for a seed.
+ */
+export function seededBase64(bytes: number, seed: number): string {
+  const data = Buffer.alloc(bytes);
+  let state = seed;
+  for (let index = 0; index < bytes; index++) {
+    state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0;
+    data[index] = state >>> 24;
+  }
+  return data.toString('base64');
+}

@@ -2,16 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Message } from '../contracts/index.js';
 import { InvalidArgumentError } from '../errors/index.js';
 import { boundedCounter, createEstimateCounter, createTokenCounter } from '../index.js';
-
-function base64(bytes: number, seed: number): string {
-  const data = Buffer.alloc(bytes);
-  let state = seed;
-  for (let index = 0; index < bytes; index++) {
-    state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0;
-    data[index] = state >>> 24;
-  }
-  return data.toString('base64');
-}
+import { seededBase64 as base64 } from '../test/filler-text.js';
 
 // 400k characters: over the size below which everything is counted exactly.
 const PAYLOAD = base64(300_000, 3);

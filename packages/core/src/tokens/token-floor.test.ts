@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { seededBase64 as base64 } from '../test/filler-text.js';
 import { loadBpeRanks, TOKEN_ENCODING_NAMES } from './bpe-ranks.js';
 import { createTokenCounter } from './create-token-counter.js';
 import { LONGEST_TOKEN_BYTES, textTokenFloor } from './token-floor.js';
@@ -39,16 +40,6 @@ const interestingText = fc
     { maxLength: 120 },
   )
   .map((pieces) => pieces.join(''));
-
-function base64(bytes: number, seed: number): string {
-  const data = Buffer.alloc(bytes);
-  let state = seed;
-  for (let index = 0; index < bytes; index++) {
-    state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0;
-    data[index] = state >>> 24;
-  }
-  return data.toString('base64');
-}
 
 const LOG = Array.from(
   { length: 400 },
