@@ -1,6 +1,6 @@
 import type { CompleteFn, CompleteRequest, CompleteResult } from '@ctxmem/core';
 import { ContextOverflowError, detectContextOverflow, InvalidArgumentError } from '@ctxmem/core';
-import { requireOption, requireOptions } from '@ctxmem/core/adapter-kit';
+import { requireOptions } from '@ctxmem/core/adapter-kit';
 
 export interface OpenAICompatibleCompleteOptions {
   /** Sent as `Authorization: Bearer <apiKey>`; never logged or put into error messages. */
@@ -31,14 +31,9 @@ export function createOpenAICompatibleComplete(
     baseUrl = 'https://api.openai.com/v1',
     temperature = 0,
     fetch = globalThis.fetch,
-  } = requireOptions(options, 'createOpenAICompatibleComplete');
-  requireOption('createOpenAICompatibleComplete', 'apiKey', apiKey, {
-    expected: 'the API key, a string',
-    type: 'string',
-  });
-  requireOption('createOpenAICompatibleComplete', 'model', model, {
-    expected: 'the model id, a string',
-    type: 'string',
+  } = requireOptions(options, 'createOpenAICompatibleComplete', {
+    apiKey: { expected: 'the API key, a string', type: 'string' },
+    model: { expected: 'the model id, a string', type: 'string' },
   });
   if (apiKey.trim() === '') {
     throw new InvalidArgumentError({ message: 'apiKey must not be empty', argument: 'apiKey' });

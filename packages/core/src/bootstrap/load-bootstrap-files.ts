@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { SystemMessage, TokenCounter } from '../contracts/index.js';
 import { InvalidArgumentError } from '../errors/index.js';
-import { requireOption, requireOptions } from '../validation/index.js';
+import { requireOptions } from '../validation/index.js';
 import {
   trimBootstrapContent,
   validateCharLimit,
@@ -87,10 +87,8 @@ export async function loadBootstrapFiles(
     tailRatio = 0.2,
     minRemainingChars = 64,
     counter,
-  } = requireOptions(options, 'loadBootstrapFiles');
-  requireOption('loadBootstrapFiles', 'root', root, {
-    expected: 'the folder to read, a string',
-    type: 'string',
+  } = requireOptions(options, 'loadBootstrapFiles', {
+    root: { expected: 'the folder to read, a string', type: 'string' },
   });
   validateCharLimit(maxCharsPerFile, 'maxCharsPerFile');
   validateCharLimit(maxTotalChars, 'maxTotalChars');

@@ -13,7 +13,7 @@ import type {
   TokenCounter,
   WorkingState,
 } from '../contracts/index.js';
-import { requireOption, requireOptions } from '../validation/index.js';
+import { requireOptions, TOKEN_COUNTER_OPTION } from '../validation/index.js';
 
 /** The message parts of a window: where each prompt message's tokens are counted. */
 export type MessagePart = Exclude<
@@ -86,14 +86,10 @@ export function createCallRecord(options: CallRecordInput & { counter: TokenCoun
     overflow,
     now = new Date(),
     counter,
-  } = requireOptions(options, 'createCallRecord');
-  requireOption('createCallRecord', 'messages', messages, {
-    expected: 'the prompt messages, an array',
-  });
-  requireOption('createCallRecord', 'budget', budget, { expected: 'the resolved Budget' });
-  requireOption('createCallRecord', 'counter', counter, {
-    expected: 'a TokenCounter, e.g. createTokenCounter()',
-    methods: ['countText'],
+  } = requireOptions(options, 'createCallRecord', {
+    messages: { expected: 'the prompt messages, an array' },
+    budget: { expected: 'the resolved Budget' },
+    counter: TOKEN_COUNTER_OPTION,
   });
   const window = createWindowTally(counter, {
     toolDefinitions: toolTokens,
@@ -188,17 +184,11 @@ export interface ReconstructCallsInput {
  * messages. Linear in the messages: each is counted once, from the counter's cache.
  */
 export function reconstructCallRecords(options: ReconstructCallsInput): CallRecord[] {
-  const { state, history, ends, counter } = requireOptions(options, 'reconstructCallRecords');
-  requireOption('reconstructCallRecords', 'state', state, { expected: 'the working state' });
-  requireOption('reconstructCallRecords', 'history', history, {
-    expected: 'the stored history, an array',
-  });
-  requireOption('reconstructCallRecords', 'ends', ends, {
-    expected: 'the history length at each call, an array',
-  });
-  requireOption('reconstructCallRecords', 'counter', counter, {
-    expected: 'a TokenCounter, e.g. createTokenCounter()',
-    methods: ['countText'],
+  const { state, history, ends, counter } = requireOptions(options, 'reconstructCallRecords', {
+    state: { expected: 'the working state' },
+    history: { expected: 'the stored history, an array' },
+    ends: { expected: 'the history length at each call, an array' },
+    counter: TOKEN_COUNTER_OPTION,
   });
   const last = state.calls?.at(-1);
   if (!last) return [];

@@ -1,5 +1,5 @@
 import { StorageError } from '../errors/index.js';
-import { requireOption, requireOptions } from '../validation/index.js';
+import { requireOptions } from '../validation/index.js';
 
 export interface PeerDependency {
   /** The npm package, as the user installs it: `pg`, `redis`. */
@@ -28,19 +28,12 @@ export async function loadPeerDependency<Export>(
   const { name, driver, stores, exportName, minimum, description } = requireOptions(
     options,
     'loadPeerDependency',
+    {
+      name: { expected: 'the npm package name, a string', type: 'string' },
+      exportName: { expected: 'the export to take, a string', type: 'string' },
+      minimum: { expected: 'the lowest supported version, a string', type: 'string' },
+    },
   );
-  requireOption('loadPeerDependency', 'name', name, {
-    expected: 'the npm package name, a string',
-    type: 'string',
-  });
-  requireOption('loadPeerDependency', 'exportName', exportName, {
-    expected: 'the export to take, a string',
-    type: 'string',
-  });
-  requireOption('loadPeerDependency', 'minimum', minimum, {
-    expected: 'the lowest supported version, a string',
-    type: 'string',
-  });
   let loaded: unknown;
   try {
     loaded = await importer();

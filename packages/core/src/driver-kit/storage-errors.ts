@@ -1,5 +1,5 @@
 import { CtxmemError, InvalidArgumentError, StorageError } from '../errors/index.js';
-import { requireOption, requireOptions } from '../validation/index.js';
+import { requireOptions } from '../validation/index.js';
 
 /** How a driver describes what its database threw. */
 export interface DatabaseErrors {
@@ -61,23 +61,13 @@ export function assertConnectionTarget(options: ConnectionTarget): void {
   const { given, usable, argument, invalid, url, missing } = requireOptions(
     options,
     'assertConnectionTarget',
+    {
+      usable: { expected: 'a function telling a usable client', type: 'function' },
+      argument: { expected: 'the option name, a string', type: 'string' },
+      invalid: { expected: 'the message for an unusable client, a string', type: 'string' },
+      missing: { expected: 'the message for a missing target, a string', type: 'string' },
+    },
   );
-  requireOption('assertConnectionTarget', 'usable', usable, {
-    expected: 'a function telling a usable client',
-    type: 'function',
-  });
-  requireOption('assertConnectionTarget', 'argument', argument, {
-    expected: 'the option name, a string',
-    type: 'string',
-  });
-  requireOption('assertConnectionTarget', 'invalid', invalid, {
-    expected: 'the message for an unusable client, a string',
-    type: 'string',
-  });
-  requireOption('assertConnectionTarget', 'missing', missing, {
-    expected: 'the message for a missing target, a string',
-    type: 'string',
-  });
   if (given !== undefined) {
     if (given === null || typeof given !== 'object' || !usable(given)) {
       throw new InvalidArgumentError({ message: invalid, argument });

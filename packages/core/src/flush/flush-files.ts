@@ -15,7 +15,7 @@ import {
   withFileLock,
   writeFileAtomic,
 } from '../storage/index.js';
-import { requireOption, requireOptions } from '../validation/index.js';
+import { requireOptions } from '../validation/index.js';
 import type { FlushNotes } from './memory-flush.js';
 
 /**
@@ -91,13 +91,16 @@ export async function writeFlushNotes(options: {
   /** @default new Date() */
   date?: Date;
 }): Promise<{ memoryLines: number; dailyLines: number }> {
-  const { root, scope, notes, date = new Date() } = requireOptions(options, 'writeFlushNotes');
-  requireOption('writeFlushNotes', 'root', root, {
-    expected: 'the memory files folder, a string',
-    type: 'string',
+  const {
+    root,
+    scope,
+    notes,
+    date = new Date(),
+  } = requireOptions(options, 'writeFlushNotes', {
+    root: { expected: 'the memory files folder, a string', type: 'string' },
+    scope: { expected: 'a Scope' },
+    notes: { expected: 'the FlushNotes to write' },
   });
-  requireOption('writeFlushNotes', 'scope', scope, { expected: 'a Scope' });
-  requireOption('writeFlushNotes', 'notes', notes, { expected: 'the FlushNotes to write' });
   const folder = memoryFilesFolder(root, scope);
   await mkdir(join(folder, 'memory'), { recursive: true }).catch((error: unknown) => {
     throw toStorageError(error, folder, 'create');
@@ -141,15 +144,13 @@ export async function importMemoryFiles(options: {
   scope: Scope;
   store: MemoryStore;
 }): Promise<number> {
-  const { root, scope, store } = requireOptions(options, 'importMemoryFiles');
-  requireOption('importMemoryFiles', 'root', root, {
-    expected: 'the memory files folder, a string',
-    type: 'string',
-  });
-  requireOption('importMemoryFiles', 'scope', scope, { expected: 'a Scope' });
-  requireOption('importMemoryFiles', 'store', store, {
-    expected: 'a MemoryStore',
-    methods: ['add'],
+  const { root, scope, store } = requireOptions(options, 'importMemoryFiles', {
+    root: { expected: 'the memory files folder, a string', type: 'string' },
+    scope: { expected: 'a Scope' },
+    store: {
+      expected: 'a MemoryStore',
+      methods: ['add'],
+    },
   });
   const folder = memoryFilesFolder(root, scope);
   const drafts = parseMemoryMarkdown(await readOptional(join(folder, 'MEMORY.md')), 'MEMORY.md');

@@ -9,7 +9,7 @@ import { MEMORY_CARD_TYPES } from '../contracts/index.js';
 import { InvalidArgumentError } from '../errors/index.js';
 import { messageText } from '../messages/index.js';
 import { answerOf, unusableAnswerReason } from '../summarize/model-answer.js';
-import { requireOption, requireOptions } from '../validation/index.js';
+import { requireOptions, TOKEN_COUNTER_OPTION } from '../validation/index.js';
 
 export interface FlushThresholdOptions {
   contextWindow: number;
@@ -154,26 +154,14 @@ export async function requestFlushNotes(options: {
   const { complete, messages, counter, maxInputTokens, abortSignal, source } = requireOptions(
     options,
     'requestFlushNotes',
+    {
+      complete: { expected: 'a CompleteFn', type: 'function' },
+      messages: { expected: 'the messages to flush, an array' },
+      counter: TOKEN_COUNTER_OPTION,
+      maxInputTokens: { expected: 'a number of tokens', type: 'number' },
+      source: { expected: 'the source of the notes, a string', type: 'string' },
+    },
   );
-  requireOption('requestFlushNotes', 'complete', complete, {
-    expected: 'a CompleteFn',
-    type: 'function',
-  });
-  requireOption('requestFlushNotes', 'messages', messages, {
-    expected: 'the messages to flush, an array',
-  });
-  requireOption('requestFlushNotes', 'counter', counter, {
-    expected: 'a TokenCounter, e.g. createTokenCounter()',
-    methods: ['countText'],
-  });
-  requireOption('requestFlushNotes', 'maxInputTokens', maxInputTokens, {
-    expected: 'a number of tokens',
-    type: 'number',
-  });
-  requireOption('requestFlushNotes', 'source', source, {
-    expected: 'the source of the notes, a string',
-    type: 'string',
-  });
   const answer = answerOf(
     await complete({
       system: FLUSH_SYSTEM_PROMPT,

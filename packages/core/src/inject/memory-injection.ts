@@ -1,6 +1,6 @@
 import type { MemoryCard, Message, Scope, TokenCounter } from '../contracts/index.js';
 import { lastUserIndex } from '../messages/index.js';
-import { requireOption, requireOptions } from '../validation/index.js';
+import { requireOptions, TOKEN_COUNTER_OPTION } from '../validation/index.js';
 
 export interface MemorySearchHit {
   card: MemoryCard;
@@ -55,11 +55,11 @@ export function renderMemoryInjection(
   hits: readonly MemorySearchHit[],
   options: RenderMemoryInjectionOptions,
 ): { text: string; cards: MemoryCard[] } | undefined {
-  const { counter, maxTokens = 800, topK = 5 } = requireOptions(options, 'renderMemoryInjection');
-  requireOption('renderMemoryInjection', 'counter', counter, {
-    expected: 'a TokenCounter, e.g. createTokenCounter()',
-    methods: ['countText'],
-  });
+  const {
+    counter,
+    maxTokens = 800,
+    topK = 5,
+  } = requireOptions(options, 'renderMemoryInjection', { counter: TOKEN_COUNTER_OPTION });
   const head = `${MEMORY_INJECTION_HEADING}\n${PREAMBLE}\n<memories>`;
   const tail = '</memories>';
   const lines: string[] = [];

@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from '../errors/index.js';
-import { requireOption, requireOptions } from '../validation/index.js';
+import { requireOptions } from '../validation/index.js';
 
 export interface MaximalMarginalRelevanceOptions<Item> {
   /** How many items to pick. */
@@ -30,18 +30,10 @@ export function maximalMarginalRelevance<Item>(
     lambda = 0.7,
     relevance,
     similarity,
-  } = requireOptions(options, 'maximalMarginalRelevance');
-  requireOption('maximalMarginalRelevance', 'k', k, {
-    expected: 'how many items to pick, a number',
-    type: 'number',
-  });
-  requireOption('maximalMarginalRelevance', 'relevance', relevance, {
-    expected: 'a function scoring an item',
-    type: 'function',
-  });
-  requireOption('maximalMarginalRelevance', 'similarity', similarity, {
-    expected: 'a function comparing two items',
-    type: 'function',
+  } = requireOptions(options, 'maximalMarginalRelevance', {
+    k: { expected: 'how many items to pick, a number', type: 'number' },
+    relevance: { expected: 'a function scoring an item', type: 'function' },
+    similarity: { expected: 'a function comparing two items', type: 'function' },
   });
   if (!Number.isFinite(lambda) || lambda < 0 || lambda > 1) {
     throw new InvalidArgumentError({

@@ -1,6 +1,6 @@
 import type { Message, StructuredSummary } from '../contracts/index.js';
 import { approvalText, mediaPartText, toolOutputText } from '../messages/index.js';
-import { requireOption, requireOptions } from '../validation/index.js';
+import { requireOptions } from '../validation/index.js';
 import { renderSummary } from './render-summary.js';
 import { collapseWhitespace, headAndTail, truncateText } from './summary-text.js';
 
@@ -57,14 +57,11 @@ export function buildSummaryPrompt(options: {
   const { previousSummary, renderedMessages, maxTokens, part } = requireOptions(
     options,
     'buildSummaryPrompt',
+    {
+      renderedMessages: { expected: 'the rendered messages, an array of strings' },
+      maxTokens: { expected: 'a number of tokens', type: 'number' },
+    },
   );
-  requireOption('buildSummaryPrompt', 'renderedMessages', renderedMessages, {
-    expected: 'the rendered messages, an array of strings',
-  });
-  requireOption('buildSummaryPrompt', 'maxTokens', maxTokens, {
-    expected: 'a number of tokens',
-    type: 'number',
-  });
   const previous = previousSummary ? renderSummary(previousSummary) : '(none yet)';
   const heading = part ? `New messages (part ${part.index} of ${part.count}):` : 'New messages:';
   return [

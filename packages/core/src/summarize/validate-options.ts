@@ -1,12 +1,9 @@
 import type { TokenCounter } from '../contracts/index.js';
 import { InvalidArgumentError } from '../errors/index.js';
-import { requireOption } from '../validation/index.js';
+import { requireOption, TOKEN_COUNTER_OPTION } from '../validation/index.js';
 
 export function requireCounter(counter: TokenCounter | undefined, functionName: string): void {
-  requireOption(functionName, 'counter', counter, {
-    expected: 'a TokenCounter, e.g. createTokenCounter()',
-    methods: ['countText'],
-  });
+  requireOption(functionName, 'counter', counter, TOKEN_COUNTER_OPTION);
 }
 
 export function requirePositiveInteger(option: string, value: number): void {

@@ -1,7 +1,7 @@
 import type { AssistantContentPart, Message } from '../contracts/index.js';
 import { InvalidArgumentError } from '../errors/index.js';
 import { toolCallsOf } from '../messages/index.js';
-import { requireOption, requireOptions } from '../validation/index.js';
+import { requireOptions } from '../validation/index.js';
 
 export interface FoldTaskOptions {
   /** Index of the task's first message (the first step after the user's request). */
@@ -28,10 +28,11 @@ export function foldTaskMessages(
     start,
     end = messages.length,
     noteTools = true,
-  } = requireOptions(options, 'foldTaskMessages');
-  requireOption('foldTaskMessages', 'start', start, {
-    expected: "the index of the task's first message",
-    type: 'number',
+  } = requireOptions(options, 'foldTaskMessages', {
+    start: {
+      expected: "the index of the task's first message",
+      type: 'number',
+    },
   });
   if (
     !Number.isInteger(start) ||

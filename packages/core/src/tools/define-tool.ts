@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { JsonSchema, ToolDefinition, ToolExecutionContext } from '../contracts/index.js';
 import { InvalidArgumentError } from '../errors/index.js';
-import { requireOption, requireOptions } from '../validation/index.js';
+import { requireOptions } from '../validation/index.js';
 
 /**
  * A `ToolDefinition` made by `defineTool`. It keeps the zod schema that its JSON schema and
@@ -21,19 +21,11 @@ export function defineTool<Schema extends z.ZodObject, Output>(options: {
   schema: Schema;
   execute: (input: z.output<Schema>, context: ToolExecutionContext) => Promise<Output>;
 }): SchemaToolDefinition<z.output<Schema>, Output> {
-  const { name, description, schema, execute } = requireOptions(options, 'defineTool');
-  requireOption('defineTool', 'name', name, {
-    expected: 'the tool name, a string',
-    type: 'string',
-  });
-  requireOption('defineTool', 'description', description, {
-    expected: 'what the tool does, a string',
-    type: 'string',
-  });
-  requireOption('defineTool', 'schema', schema, { expected: 'a zod object schema' });
-  requireOption('defineTool', 'execute', execute, {
-    expected: 'the function that runs the tool',
-    type: 'function',
+  const { name, description, schema, execute } = requireOptions(options, 'defineTool', {
+    name: { expected: 'the tool name, a string', type: 'string' },
+    description: { expected: 'what the tool does, a string', type: 'string' },
+    schema: { expected: 'a zod object schema' },
+    execute: { expected: 'the function that runs the tool', type: 'function' },
   });
   const inputSchema = z.toJSONSchema(schema, { target: 'draft-7', io: 'input' }) as JsonSchema;
   delete inputSchema.$schema;

@@ -1,1 +1,6 @@
-export { type RequiredOption, requireOption, requireOptions } from './require-options.js';
+export {
+  type RequiredOption,
+  requireOption,
+  requireOptions,
+  TOKEN_COUNTER_OPTION,
+} from './require-options.js';

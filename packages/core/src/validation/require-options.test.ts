@@ -32,6 +32,28 @@ describe('requireOptions', () => {
   });
 });
 
+describe('requireOptions with required options', () => {
+  const required = {
+    root: { expected: 'a path', type: 'string' },
+    counter: { expected: 'a TokenCounter', methods: ['countText'] },
+  } as const;
+
+  it('checks each, in order, and returns the options as given', () => {
+    const options = { root: '/x', counter: { countText: () => 1 } };
+    expect(requireOptions(options, 'make', required)).toBe(options);
+    expect(thrown(() => requireOptions({}, 'make', required))).toMatchObject({
+      argument: 'root',
+      message: 'make: options.root is required (a path)',
+    });
+    expect(
+      thrown(() => requireOptions({ root: '/x', counter: {} }, 'make', required)),
+    ).toMatchObject({
+      argument: 'counter',
+      message: 'make: options.counter must be a TokenCounter, got an object',
+    });
+  });
+});
+
 describe('requireOption', () => {
   const counter = { expected: 'a TokenCounter', methods: ['countText'] } as const;
 

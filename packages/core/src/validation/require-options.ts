@@ -12,10 +12,12 @@ function describeValue(value: unknown): string {
  * or `null` options object (or one that is not an object) is an `InvalidArgumentError` naming
  * the function, not a `TypeError` from a destructuring. Optional options default in the
  * signature (`options: XOptions = {}`), so only `null` and non-objects reach the error there.
+ * Each option named in `required` is then checked as `requireOption` checks it, in that order.
  */
 export function requireOptions<Options extends object>(
   options: Options | null | undefined,
   functionName: string,
+  required: { readonly [Key in keyof Options]?: RequiredOption } = {},
 ): Options {
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
     throw new InvalidArgumentError({
@@ -23,8 +25,17 @@ export function requireOptions<Options extends object>(
       argument: 'options',
     });
   }
+  for (const [option, expected] of Object.entries(required) as Array<[string, RequiredOption]>) {
+    requireOption(functionName, option, (options as Record<string, unknown>)[option], expected);
+  }
   return options;
 }
+
+/** A token counter option: what most functions that count take. */
+export const TOKEN_COUNTER_OPTION: RequiredOption = {
+  expected: 'a TokenCounter, e.g. createTokenCounter()',
+  methods: ['countText'],
+};
 
 /** What a required option must be, for `requireOption`. */
 export interface RequiredOption {
