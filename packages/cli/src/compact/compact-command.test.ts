@@ -11,6 +11,7 @@ import {
   serializeConversation,
 } from '@ctxmem/core';
 import { SUMMARY_HEADING } from '@ctxmem/core/adapter-kit';
+import { seededBase64 } from '@ctxmem/core/test';
 import { describe, expect, it } from 'vitest';
 import { callerDirectory } from '../caller-directory.js';
 import type { CliContext, CompactReportJson } from '../index.js';
@@ -581,15 +582,7 @@ describe('ctxmem compact --help', () => {
 });
 
 describe('ctxmem compact: a payload far over the budget', () => {
-  const base64 = (bytes: number) => {
-    const data = Buffer.alloc(bytes);
-    let state = 7;
-    for (let index = 0; index < bytes; index++) {
-      state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0;
-      data[index] = state >>> 24;
-    }
-    return data.toString('base64');
-  };
+  const base64 = (bytes: number) => seededBase64(bytes, 7);
 
   it('measures it by a lower bound, fits the budget, and reload gives it back byte for byte', async () => {
     // 400k characters of base64 in one tool result: counted by its floor, never tokenized.

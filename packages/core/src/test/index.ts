@@ -21,7 +21,7 @@ export {
   type FixedEmbedderOptions,
 } from './embedders.js';
 export { rejection, until, withoutUncaughtErrors } from './faults.js';
-export { fillerText } from './filler-text.js';
+export { fillerText, seededBase64 } from './filler-text.js';
 export {
   type HistoryStoreFactory,
   type HistoryStoreFactoryOptions,
