@@ -74,6 +74,11 @@ function stores() {
   return { historyStore: createInMemoryHistoryStore(), offloadStore: createInMemoryOffloadStore() };
 }
 
+/** A new manager (a restarted process) on the stores of the first, counting with `counter`. */
+function resumedManager(shared: ReturnType<typeof stores>, counter: TokenCounter) {
+  return createContextManager({ model: MODEL, contextWindow: WINDOW, counter, ...shared });
+}
+
 /** Reports to `manager` that the provider counted `factor` times the prepared request. */
 function report(manager: ContextManager, prepared: PrepareResult, factor: number) {
   manager.observeUsage(prepared, { inputTokens: Math.ceil(prepared.requestTokens * factor) });
@@ -142,12 +147,7 @@ describe('a resumed session and the count calibration stored with it', () => {
     expect(exact.countMessages(working)).toBeLessThan(atOne.triggerTokens);
 
     const spy = spyCounter();
-    const resumed = createContextManager({
-      model: MODEL,
-      contextWindow: WINDOW,
-      counter: spy.counter,
-      ...shared,
-    });
+    const resumed = resumedManager(shared, spy.counter);
     expect(resumed.calibration()).toEqual({ ratio: 1, observations: 0 });
     const prepared = await resumed.prepare(conversation(rounds), { scope });
 
@@ -172,12 +172,7 @@ describe('a resumed session and the count calibration stored with it', () => {
     expect(stored).toEqual({ ratio: 1.08, observations: 2 });
 
     const spy = spyCounter();
-    const resumed = createContextManager({
-      model: MODEL,
-      contextWindow: WINDOW,
-      counter: spy.counter,
-      ...shared,
-    });
+    const resumed = resumedManager(shared, spy.counter);
     // This manager learned a higher ratio from another session first.
     const other = await resumed.prepare(conversation(10), { scope: { sessionId: 'other' } });
     report(resumed, other, 1.5);
@@ -208,12 +203,7 @@ describe('a resumed session and the count calibration stored with it', () => {
     const first = await learnAndSave(shared, 1.05, { reports: 2, counter });
     expect(first.calibration().ratio).toBe(1.08);
 
-    const resumed = createContextManager({
-      model: MODEL,
-      contextWindow: WINDOW,
-      counter,
-      ...shared,
-    });
+    const resumed = resumedManager(shared, counter);
     const other = await resumed.prepare(conversation(10), { scope: { sessionId: 'other' } });
     report(resumed, other, 3);
     const narrow = resumed.budget;
@@ -269,12 +259,7 @@ describe('a resumed session and the count calibration stored with it', () => {
     expect(stored).toEqual({ ratio: 1, observations: 1 });
 
     const spy = spyCounter();
-    const resumed = createContextManager({
-      model: MODEL,
-      contextWindow: WINDOW,
-      counter: spy.counter,
-      ...shared,
-    });
+    const resumed = resumedManager(shared, spy.counter);
     const history = conversation(42);
     const working = await storedWorking(shared.historyStore, history);
     const prepared = await resumed.prepare(history, { scope });
