@@ -1,18 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { results } from '../compression/test-messages.js';
 import type { Message } from '../contracts/index.js';
 import { hashString, messageFingerprint } from './message-fingerprint.js';
 
-const toolResult = (value: string): Message => ({
-  role: 'tool',
-  content: [
-    {
-      type: 'tool-result',
-      toolCallId: 'call_1',
-      toolName: 'read_file',
-      output: { type: 'text', value },
-    },
-  ],
-});
+const toolResult = (value: string): Message => results({ id: 'call_1', output: value });
 
 describe('messageFingerprint', () => {
   it('keeps the fingerprints sessions stored for messages without long strings', () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { results } from '../compression/test-messages.js';
 import type { Message } from '../contracts/index.js';
 import { InvalidArgumentError } from '../errors/index.js';
 import { boundedCounter, createEstimateCounter, createTokenCounter } from '../index.js';
@@ -7,17 +8,7 @@ import { seededBase64 as base64 } from '../test/filler-text.js';
 // 400k characters: over the size below which everything is counted exactly.
 const PAYLOAD = base64(300_000, 3);
 
-const toolResult = (value: string): Message => ({
-  role: 'tool',
-  content: [
-    {
-      type: 'tool-result',
-      toolCallId: 'call_1',
-      toolName: 'read_file',
-      output: { type: 'text', value },
-    },
-  ],
-});
+const toolResult = (value: string): Message => results({ id: 'call_1', output: value });
 
 const small: Message[] = [
   { role: 'system', content: 'You are a coding agent.' },
