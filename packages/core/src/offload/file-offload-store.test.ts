@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -129,6 +129,24 @@ describe('file offload store: a compaction offloading several messages writes on
     expect(await files()).toEqual(before);
   });
 
+  it('removes the temporary files a crashed write left behind, not those of a live write', async () => {
+    const { putMany, folder, files } = await setupPacks();
+    await mkdir(folder, { recursive: true });
+    const hourAgo = new Date(Date.now() - 60 * 60 * 1000);
+    const leftovers = ['off_0123456789abcdef.json.123', 'pack_0123456789abcdef.pack.4567'];
+    const live = 'pack_fedcba9876543210.pack.89';
+    const unrelated = 'notes.json.123';
+    for (const name of [...leftovers, live, unrelated]) {
+      await writeFile(join(folder, name), 'partial');
+      if (name !== live) await utimes(join(folder, name), hourAgo, hourAgo);
+    }
+    await putMany(scope, entries(messages('l', 5)));
+    const names = await files();
+    for (const name of leftovers) expect(names).not.toContain(name);
+    expect(names).toContain(live);
+    expect(names).toContain(unrelated);
+  });
+
   it('round-trips a record larger than a write piece inside a pack', async () => {
     const { putMany, reopened } = await setupPacks();
     const big: Message = { role: 'user', content: 'x'.repeat(3 << 20) };
@@ -169,8 +187,29 @@ describe('file offload store: a compaction offloading several messages writes on
       true,
     );
     expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({ path: pack, droppedRecords: 1 });
+    expect(events[0]).toMatchObject({ path: pack, recoveredRecords: 4, droppedRecords: 1 });
     expect((await store.get(scope, offloadId(list[3]!))).message).toEqual(list[3]);
+    // Repaired once: the pack was written again without the damaged record and its copy kept
+    // aside, so another process reads the rest and has nothing to report.
+    const names = await files();
+    expect(names.filter((name) => name.endsWith('.pack'))).toHaveLength(1);
+    expect(names).not.toContain(pack.split('/').pop());
+    expect(names.filter((name) => name.includes('.corrupt-'))).toHaveLength(1);
+    const later: CorruptionEvent[] = [];
+    const other = createFileOffloadStore({
+      root: folder.split('/scopes/')[0]!,
+      onCorruption: (event) => later.push(event),
+    });
+    for (const [index, item] of list.entries()) {
+      if (index === 2) {
+        expect(NotFoundError.isInstance(await rejection(other.get(scope, offloadId(item))))).toBe(
+          true,
+        );
+      } else {
+        expect((await other.get(scope, offloadId(item))).message).toEqual(item);
+      }
+    }
+    expect(later).toEqual([]);
   });
 
   it('finds the records of a pack whose index is damaged, and reports it', async () => {
@@ -188,7 +227,43 @@ describe('file offload store: a compaction offloading several messages writes on
     for (const item of list)
       expect((await other.get(scope, offloadId(item))).message).toEqual(item);
     expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({ path: pack, recoveredRecords: 4 });
+    expect(events[0]).toMatchObject({ path: pack, recoveredRecords: 4, droppedRecords: 0 });
+    // The same records give the same pack name: the damaged pack was replaced by a whole one.
+    const names = await files();
+    expect(names.filter((name) => name.endsWith('.pack'))).toEqual([pack.split('/').pop()]);
+    expect(names.filter((name) => name.includes('.corrupt-'))).toHaveLength(1);
+    const later: CorruptionEvent[] = [];
+    const third = createFileOffloadStore({
+      root: folder.split('/scopes/')[0]!,
+      onCorruption: (event) => later.push(event),
+    });
+    for (const item of list)
+      expect((await third.get(scope, offloadId(item))).message).toEqual(item);
+    expect(later).toEqual([]);
+  });
+
+  it('repairs a pack with a damaged index and a damaged record before a batch write reads it', async () => {
+    const { putMany, folder, files } = await setupPacks();
+    const list = messages('k', 5);
+    await putMany(scope, entries(list));
+    const pack = join(folder, (await files()).find((name) => name.endsWith('.pack'))!);
+    const text = await readFile(pack, 'utf8');
+    await writeFile(pack, text.replace('k result 3', 'k result 8').slice(0, -20));
+    const events: CorruptionEvent[] = [];
+    const other = createFileOffloadStore({
+      root: folder.split('/scopes/')[0]!,
+      onCorruption: (event) => events.push(event),
+    });
+    // The batch path lists what is packed: the intact records are not written again, the
+    // damaged one is (it no longer reads), and the repair is reported once.
+    await contentAddressedPut(other)!(scope, entries(list));
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ path: pack, droppedRecords: 1, recoveredRecords: 4 });
+    for (const item of list)
+      expect((await other.get(scope, offloadId(item))).message).toEqual(item);
+    const names = await files();
+    expect(names.filter((name) => name.endsWith('.json'))).toEqual([`${offloadId(list[3]!)}.json`]);
+    expect(names.filter((name) => name.endsWith('.pack'))).toHaveLength(1);
   });
 
   it('throws CorruptDataError for a damaged packed record in strict mode', async () => {
@@ -205,5 +280,9 @@ describe('file offload store: a compaction offloading several messages writes on
     const error = await rejection(strict.get(scope, offloadId(list[1]!)));
     expect(CorruptDataError.isInstance(error)).toBe(true);
     expect((await strict.get(scope, offloadId(list[0]!))).message).toEqual(list[0]);
+    // The next call sees the recovered data: the damaged record is gone, not damaged again.
+    expect(NotFoundError.isInstance(await rejection(strict.get(scope, offloadId(list[1]!))))).toBe(
+      true,
+    );
   });
 });

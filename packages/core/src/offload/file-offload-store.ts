@@ -72,6 +72,32 @@ const PACK_FORMAT = 'ctxmem-offload-pack';
 /** The footer's length closes a pack: this many decimal digits and a newline. */
 const FOOTER_LENGTH_DIGITS = 12;
 
+/** The temporary file of an atomic write of a record or a pack (`<name>.<digits>`). */
+const TEMPORARY_FILE = /^(?:off_[0-9a-f]+\.json|pack_[0-9a-f]+\.pack)\.\d+$/;
+/**
+ * A temporary file older than this was left by a writer that died before renaming it: offload
+ * writes take no lock (content decides the name), so age is what tells a live write from a
+ * leftover. The slowest write (a 50 MB record) takes seconds.
+ */
+const LEFTOVER_AGE_MS = 15 * 60 * 1000;
+
+/**
+ * Removes the temporary files of writes that died more than `LEFTOVER_AGE_MS` ago (a crash
+ * between writing and renaming): they are never read, only take space — a payload's can be
+ * 50 MB. Failures are ignored; the next batch tries again.
+ */
+async function removeLeftovers(folder: string, names: readonly string[], now: number) {
+  for (const name of names) {
+    if (!TEMPORARY_FILE.test(name)) continue;
+    const path = join(folder, name);
+    const modified = await stat(path).then(
+      (found) => found.mtimeMs,
+      () => now,
+    );
+    if (now - modified > LEFTOVER_AGE_MS) await rm(path, { force: true }).catch(() => {});
+  }
+}
+
 /** Where each record of a pack is: id → [byte offset, byte length] of its line. */
 type PackIndex = Map<string, readonly [number, number]>;
 
@@ -174,7 +200,9 @@ async function scanPackRecords(path: string): Promise<PackIndex> {
  * that offloads several (records one per line, then an index of byte offsets; a pack is never
  * changed, `delete` writes the rest as a new one under a lock). Writes need no lock: content is
  * determined by its id (the content hash), so concurrent writers of the same id write the same
- * message. On `get` the content is checked against its id.
+ * message. On `get` the content is checked against its id. A damaged pack (an unreadable index
+ * or record) is written again with what still reads, its copy kept aside, and reported once; the
+ * temporary files of writes that died are removed by a later batch.
  */
 export function createFileOffloadStore(options: FileOffloadStoreOptions = {}): OffloadStore {
   const {
@@ -219,40 +247,94 @@ export function createFileOffloadStore(options: FileOffloadStoreOptions = {}): O
   }
 
   /**
-   * Pack indexes by path. A pack is never changed once written (`delete` writes the rest as a new
-   * pack), so an index read once stays true for as long as its file exists.
+   * Pack indexes by path. A pack is never changed once written (`delete` and a repair write the
+   * rest as a new pack), so an index read once stays true for as long as its file exists.
    */
   const packIndexes = new Map<string, PackIndex>();
-  /** Damaged packed records already reported (path and id), so a retry does not copy the pack again. */
-  const reportedDamage = new Set<string>();
 
-  async function packIndex(path: string): Promise<PackIndex | undefined> {
+  /** `path`'s index from its footer, or from its record lines when the footer is damaged. */
+  async function readPackIndex(path: string): Promise<{ index: PackIndex; scanned: boolean }> {
+    const footer = await readPackFooter(path);
+    if (footer) return { index: footer, scanned: false };
+    return { index: await scanPackRecords(path), scanned: true };
+  }
+
+  /**
+   * Rewrites `path` without its damaged parts, under its lock: the records that still read go to
+   * a new pack, the damaged file is copied aside and removed, and the damage is reported — once,
+   * not again by every process that opens the store. A pack already gone was repaired (or
+   * rewritten by a delete) elsewhere.
+   */
+  async function repairPack(path: string, reason: string): Promise<void> {
+    await withFileLock(path, async () => {
+      packIndexes.delete(path);
+      const read = await withStorageErrors(path, 'read', () =>
+        readPackIndex(path).catch((error: unknown) => {
+          if (hasErrorCode(error, 'ENOENT')) return undefined;
+          throw error;
+        }),
+      );
+      if (!read) return;
+      const { kept, dropped } = await readableRecords(path, read.index);
+      if (!read.scanned && dropped === 0) return;
+      const quarantinedPath = await quarantineFile(path);
+      const written = kept.length > 0 ? await writePack(dirname(path), kept) : undefined;
+      // Only a damaged footer over intact records gives the same ids, hence the same name.
+      if (written !== path)
+        await withStorageErrors(path, 'remove', () => rm(path, { force: true }));
+      reportCorruption(
+        {
+          path,
+          quarantinedPath,
+          recoveredRecords: kept.length,
+          droppedRecords: dropped,
+          reason: read.scanned
+            ? `the offload pack has no readable index; ${reason}`
+            : `${reason}; the pack was written again without it`,
+        },
+        { corruption, onCorruption },
+      );
+    });
+  }
+
+  /** The records of `index` in `path` that read and match their ids, encoded for a new pack. */
+  async function readableRecords(path: string, index: PackIndex) {
+    const kept: EncodedOffloadRecord[] = [];
+    let dropped = 0;
+    for (const [id, at] of index) {
+      const record = await readPacked(path, at, id);
+      if (typeof record === 'object') {
+        kept.push({
+          id,
+          createdAt: record.createdAt,
+          message: encodeMessage(record.message, 'message'),
+        });
+      } else {
+        dropped++;
+      }
+    }
+    return { kept, dropped };
+  }
+
+  /** `path`'s index, or `repaired` when its footer was damaged and its records moved to a new pack. */
+  async function packIndex(path: string): Promise<PackIndex | 'gone' | 'repaired'> {
     const known = packIndexes.get(path);
     if (known) return known;
-    const index = await withStorageErrors(path, 'read', async () => {
+    const footer = await withStorageErrors(path, 'read', async () => {
       try {
-        const footer = await readPackFooter(path);
-        if (footer) return footer;
-        // A damaged footer: the records that still read are found line by line, and reported.
-        const scanned = await scanPackRecords(path);
-        reportCorruption(
-          {
-            path,
-            quarantinedPath: await quarantineFile(path),
-            recoveredRecords: scanned.size,
-            droppedRecords: 0,
-            reason: 'the offload pack has no readable index; its records were found line by line',
-          },
-          { corruption, onCorruption },
-        );
-        return scanned;
+        return (await readPackFooter(path)) ?? 'damaged';
       } catch (error) {
-        if (hasErrorCode(error, 'ENOENT')) return undefined;
+        if (hasErrorCode(error, 'ENOENT')) return 'gone';
         throw error;
       }
     });
-    if (index) packIndexes.set(path, index);
-    return index;
+    if (footer === 'gone') return 'gone';
+    if (footer === 'damaged') {
+      await repairPack(path, 'its records were found line by line');
+      return 'repaired';
+    }
+    packIndexes.set(path, footer);
+    return footer;
   }
 
   async function packsIn(folder: string): Promise<string[]> {
@@ -265,11 +347,28 @@ export function createFileOffloadStore(options: FileOffloadStoreOptions = {}): O
     return names.filter((name) => name.endsWith(PACK_SUFFIX)).map((name) => join(folder, name));
   }
 
+  /**
+   * The packs of `folder` with their indexes. A pack repaired on the way has a new name, so the
+   * folder is listed again (a repair happens once, so this ends).
+   */
+  async function packIndexesIn(folder: string) {
+    for (;;) {
+      const found: Array<{ path: string; index: PackIndex }> = [];
+      let repaired = false;
+      for (const path of await packsIn(folder)) {
+        const index = await packIndex(path);
+        if (index === 'repaired') repaired = true;
+        else if (index !== 'gone') found.push({ path, index });
+      }
+      if (!repaired) return found;
+    }
+  }
+
   /** The packs of `folder` that hold `id`, with where its record is. */
   async function packsHolding(folder: string, id: string) {
     const found: Array<{ path: string; at: readonly [number, number] }> = [];
-    for (const path of await packsIn(folder)) {
-      const at = (await packIndex(path))?.get(id);
+    for (const { path, index } of await packIndexesIn(folder)) {
+      const at = index.get(id);
       if (at) found.push({ path, at });
     }
     return found;
@@ -310,37 +409,31 @@ export function createFileOffloadStore(options: FileOffloadStoreOptions = {}): O
       for (const { path, at } of await packsHolding(folder, id)) {
         const record = await readPacked(path, at, id);
         if (typeof record === 'object') return record;
-        if (record === 'missing') {
-          gone = true;
-          continue;
-        }
-        // One damaged record: the pack's other records stay; a copy is kept for inspection, once.
-        if (reportedDamage.has(`${path}\u0000${id}`)) continue;
-        reportedDamage.add(`${path}\u0000${id}`);
-        reportCorruption(
-          {
+        gone = true;
+        // A damaged record: the pack is written again without it (its copy kept aside), so the
+        // next read, here or in another process, finds the rest and reports nothing.
+        if (record === 'damaged') {
+          await repairPack(
             path,
-            quarantinedPath: await quarantineFile(path),
-            recoveredRecords: 0,
-            droppedRecords: 1,
-            reason: `the offloaded content ${id} in this pack is unreadable or does not match its id`,
-          },
-          { corruption, onCorruption },
-        );
+            `the offloaded content ${id} is unreadable or does not match its id`,
+          );
+        }
       }
-      // A delete elsewhere rewrote a pack while this one read it: look again once.
+      // A delete or a repair rewrote a pack while this one read it: look again once.
       if (!gone) return undefined;
     }
     return undefined;
   }
 
-  /** Writes `records` as one pack in `folder` (atomically, synced once). */
+  /** Writes `records` as one pack in `folder` (atomically, synced once); returns its path. */
   async function writePack(folder: string, records: readonly EncodedOffloadRecord[]) {
     const name = createHash('sha256')
       .update(records.map((record) => record.id).join(','))
       .digest('hex')
       .slice(0, 16);
-    await writeFileAtomic(join(folder, `pack_${name}${PACK_SUFFIX}`), packChunks(records));
+    const path = join(folder, `pack_${name}${PACK_SUFFIX}`);
+    await writeFileAtomic(path, packChunks(records));
+    return path;
   }
 
   /** Removes `id` from every pack that holds it: the other records are written as a new pack. */
@@ -348,23 +441,31 @@ export function createFileOffloadStore(options: FileOffloadStoreOptions = {}): O
     for (const { path } of await packsHolding(folder, id)) {
       await withFileLock(path, async () => {
         packIndexes.delete(path);
-        const index = await packIndex(path);
-        if (!index?.has(id)) return;
-        const rest: EncodedOffloadRecord[] = [];
-        for (const [other, at] of index) {
-          if (other === id) continue;
-          const record = await readPacked(path, at, other);
-          if (typeof record === 'object') {
-            rest.push({
-              id: other,
-              createdAt: record.createdAt,
-              message: encodeMessage(record.message, 'message'),
-            });
-          }
-        }
-        if (rest.length > 0) await writePack(folder, rest);
+        const read = await withStorageErrors(path, 'read', () =>
+          readPackIndex(path).catch((error: unknown) => {
+            if (hasErrorCode(error, 'ENOENT')) return undefined;
+            throw error;
+          }),
+        );
+        if (!read?.index.has(id)) return;
+        const rest = new Map(read.index);
+        rest.delete(id);
+        const { kept, dropped } = await readableRecords(path, rest);
+        const quarantinedPath = dropped > 0 ? await quarantineFile(path) : undefined;
+        if (kept.length > 0) await writePack(folder, kept);
         await withStorageErrors(path, 'remove', () => rm(path, { force: true }));
-        packIndexes.delete(path);
+        if (quarantinedPath !== undefined) {
+          reportCorruption(
+            {
+              path,
+              quarantinedPath,
+              recoveredRecords: kept.length,
+              droppedRecords: dropped,
+              reason: `records of the pack were unreadable when ${id} was deleted from it`,
+            },
+            { corruption, onCorruption },
+          );
+        }
       });
     }
   }
@@ -449,10 +550,12 @@ export function createFileOffloadStore(options: FileOffloadStoreOptions = {}): O
     assertRequiredScope(scope, required);
     const folder = join(scopeFolder(base, scope), 'offload');
     await withStorageErrors(folder, 'write', () => mkdir(folder, { recursive: true }));
-    const present = new Set(await withStorageErrors(folder, 'read', () => readdir(folder)));
+    const names = await withStorageErrors(folder, 'read', () => readdir(folder));
+    await removeLeftovers(folder, names, Date.now());
+    const present = new Set(names);
     const packed = new Set<string>();
-    for (const path of await packsIn(folder)) {
-      for (const id of (await packIndex(path))?.keys() ?? []) packed.add(id);
+    for (const { index } of await packIndexesIn(folder)) {
+      for (const id of index.keys()) packed.add(id);
     }
     const fresh: EncodedOffloadRecord[] = [];
     const createdAt = isoNow(clock);
