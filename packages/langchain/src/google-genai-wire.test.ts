@@ -35,22 +35,25 @@ import {
   createTokenCounter,
   detectContextOverflow,
 } from '@ctxmem/core';
+import { InMemoryChatMessageHistory } from '@langchain/core/chat_history';
 import { AIMessage, type BaseMessage, HumanMessage } from '@langchain/core/messages';
-import { tool } from '@langchain/core/tools';
-import { ChatGoogleGenerativeAI } from '@langchain/google-genai';
 import { createAgent } from 'langchain';
 import { afterEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import {
   createScriptedAgent,
   type GeminiServer,
   startGeminiServer,
 } from '../../../test/providers/index.js';
 import { contextMemoryMiddleware } from './agent/index.js';
+import {
+  createGeminiChatModel,
+  createGeminiResearchAgent,
+  createLookupTool,
+} from './google-genai-agent.test-support.js';
 import { words } from './langchain.test-support.js';
+import { ContextChatMemory } from './memory/index.js';
 
 const WINDOW = 16_000;
-const MODEL = 'gemini-3-pro-preview';
 const counter = createTokenCounter();
 
 let server: GeminiServer | undefined;
@@ -58,29 +61,6 @@ afterEach(async () => {
   await server?.close();
   server = undefined;
 });
-
-function geminiModel(origin: string, streaming = false) {
-  return new ChatGoogleGenerativeAI({
-    model: MODEL,
-    apiKey: 'test',
-    baseUrl: origin,
-    maxRetries: 0,
-    maxOutputTokens: 2_000,
-    streaming,
-    thinkingConfig: { includeThoughts: true },
-  });
-}
-
-const lookup = (resultWords: number) =>
-  tool(
-    async ({ query }: { query: string }) =>
-      JSON.stringify({ query, rows: words(query.length * 7919, resultWords).split(' ') }),
-    {
-      name: 'lookup',
-      description: 'Looks a record up.',
-      schema: z.object({ query: z.string() }),
-    },
-  );
 
 type Part = Record<string, unknown>;
 interface Content {
@@ -103,12 +83,11 @@ describe('the agent middleware on the wire through @langchain/google-genai', () 
       const script = createScriptedAgent({ toolSteps: 2, parallelEvery: 0 });
       // The provider's window is twice ctxmem's: this test is about rules, not overflows.
       server = await startGeminiServer({ handler: script.handler, contextWindow: WINDOW * 2 });
-      const model = geminiModel(server.origin, streaming);
-      const agent = createAgent({
-        model,
-        tools: [lookup(500)],
-        systemPrompt: 'You are a research agent. Use the lookup tool, then answer briefly.',
-        middleware: [contextMemoryMiddleware({ model, contextWindow: WINDOW })],
+      const agent = createGeminiResearchAgent({
+        origin: server.origin,
+        contextWindow: WINDOW,
+        resultWords: 500,
+        streaming,
       });
       const config = { configurable: { thread_id: `gemini-wire-${streaming}` } };
       let messages: BaseMessage[] = [];
@@ -167,7 +146,7 @@ async function overcountingServer(scale: number) {
 describe('overflow recovery through @langchain/google-genai', () => {
   it('detectContextOverflow reads the error the package throws for Gemini\'s "too long" 400', async () => {
     server = await overcountingServer(2.4);
-    const error = await geminiModel(server.origin)
+    const error = await createGeminiChatModel({ origin: server.origin })
       .invoke(history(24))
       .catch((caught: unknown) => caught);
     const [rejected] = server.rejected('overflow');
@@ -187,7 +166,7 @@ describe('overflow recovery through @langchain/google-genai', () => {
     'the createAgent middleware compacts, sends once more and learns the ratio (streaming: %s)',
     async (streaming) => {
       server = await overcountingServer(2.4);
-      const model = geminiModel(server.origin, streaming);
+      const model = createGeminiChatModel({ origin: server.origin, streaming });
       const events: CtxmemEvent[] = [];
       const memory = contextMemoryMiddleware({
         model,
@@ -232,7 +211,7 @@ describe('overflow recovery through @langchain/google-genai', () => {
 
   it("fails the run with ctxmem's ContextOverflowError when no smaller request fits", async () => {
     server = await overcountingServer(40);
-    const model = geminiModel(server.origin);
+    const model = createGeminiChatModel({ origin: server.origin });
     const memory = contextMemoryMiddleware({
       model,
       contextWindow: WINDOW,
@@ -253,13 +232,44 @@ describe('overflow recovery through @langchain/google-genai', () => {
   });
 });
 
+describe('ContextChatMemory.callModel recovers through @langchain/google-genai', () => {
+  it('loads the variables again, smaller, and runs the call once more', async () => {
+    server = await overcountingServer(2.4);
+    const model = createGeminiChatModel({ origin: server.origin });
+    const memory = new ContextChatMemory({
+      model,
+      contextWindow: WINDOW,
+      returnMessages: true,
+      summarizer: createExtractiveSummarizer({ counter }),
+      chatHistory: new InMemoryChatMessageHistory(history(24)),
+      scope: { sessionId: 'memory' },
+    });
+    const input = 'What did we settle on?';
+    const seen: number[] = [];
+    const answer = await memory.callModel({ input }, async (variables) => {
+      const prompt = variables.history as BaseMessage[];
+      seen.push(prompt.length);
+      return model.invoke([...prompt, new HumanMessage(input)]);
+    });
+    expect(answer.text).toBe('Done.');
+    expect(server.requests.map((request) => request.rejection?.kind ?? 'accepted')).toEqual([
+      'overflow',
+      'accepted',
+    ]);
+    expect(seen[1]).toBeLessThan(seen[0]!);
+  });
+});
+
 describe('@langchain/google-genai 2.3.2 and parallel tool calls (upstream bug, without ctxmem)', () => {
   it('sends the results of parallel calls as separate turns, which Gemini rejects', async () => {
     // When this fails, the package merges them: let the scripted agent above call in parallel.
     server = await startGeminiServer({
       handler: createScriptedAgent({ parallelEvery: 1 }).handler,
     });
-    const agent = createAgent({ model: geminiModel(server.origin), tools: [lookup(10)] });
+    const agent = createAgent({
+      model: createGeminiChatModel({ origin: server.origin }),
+      tools: [createLookupTool(10)],
+    });
     const error = await agent
       .invoke({ messages: [new HumanMessage('Question 1: look up record 1.')] })
       .catch((caught: unknown) => caught);
