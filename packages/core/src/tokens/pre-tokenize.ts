@@ -22,6 +22,7 @@ export const NEEDS_REGEX = -1;
 /** The end (exclusive) of the piece that starts at `start`, or `NEEDS_REGEX`. */
 export type PieceScanner = (text: string, start: number) => number;
 
+// The letters come first, so `kind <= UPPER` tests for a letter.
 const LOWER = 1;
 const UPPER = 2;
 const DIGIT = 3;
