@@ -1,4 +1,5 @@
 import { type BpeRanks, NO_RANK, rankOf as rankOfRange } from './bpe-ranks.js';
+import { asciiPieceScanner, NEEDS_REGEX, type PieceScanner } from './pre-tokenize.js';
 
 /**
  * Pieces up to this many bytes merge with a plain scan for the lowest-ranked pair (quadratic, but
@@ -27,6 +28,8 @@ interface CounterState {
   readonly encoding: BpeRanks;
   /** The encoding's pre-tokenizer, copied: a global RegExp carries its position in `lastIndex`. */
   readonly pattern: RegExp;
+  /** Cuts the same pieces as `pattern` on ASCII text, by char codes (see `pre-tokenize.ts`). */
+  readonly scan: PieceScanner | undefined;
   readonly pieceCounts: Map<string, number>;
   byteBuffer: Uint8Array;
   scanStarts: Int32Array;
@@ -236,6 +239,24 @@ function remember(cache: Map<string, number>, piece: string, count: number): voi
   cache.set(piece, count);
 }
 
+/**
+ * Tokens of the ASCII piece `text[start, end)`, read in place: an ASCII char code is its UTF-8
+ * byte, so the text itself is the binary string, and the piece is copied out only when it is not
+ * one token (to key the cache).
+ */
+function countAsciiPiece(state: CounterState, text: string, start: number, end: number): number {
+  if (end - start === 1 || rankOf(state.encoding, text, start, end) !== NO_RANK) return 1;
+  const piece = text.slice(start, end);
+  const cacheable = piece.length <= PIECE_CACHE_MAX_LENGTH;
+  if (cacheable) {
+    const cached = state.pieceCounts.get(piece);
+    if (cached !== undefined) return cached;
+  }
+  const count = countBinaryPiece(state, piece);
+  if (cacheable) remember(state.pieceCounts, piece, count);
+  return count;
+}
+
 /** Tokens of one pre-tokenizer piece. */
 function countPiece(state: CounterState, piece: string): number {
   const { encoding, pieceCounts: cache } = state;
@@ -261,23 +282,34 @@ export function createBpeTextCounter(encoding: BpeRanks): (text: string) => numb
   const state: CounterState = {
     encoding,
     pattern: new RegExp(encoding.pattern),
+    scan: asciiPieceScanner(encoding.pattern),
     pieceCounts: new Map(),
     byteBuffer: new Uint8Array(1024),
     scanStarts: new Int32Array(SCAN_MERGE_LIMIT + 2),
     scanRanks: new Int32Array(SCAN_MERGE_LIMIT + 2),
   };
   return (text) => {
-    if (text.length === 0) return 0;
-    const { pattern } = state;
-    pattern.lastIndex = 0;
+    const { pattern, scan } = state;
     let total = 0;
-    for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
+    let position = 0;
+    // The same loop as `preTokenize`: the scanner where it decides, the regex where it cannot.
+    while (position < text.length) {
+      const end = scan === undefined ? NEEDS_REGEX : scan(text, position);
+      if (end !== NEEDS_REGEX) {
+        total += countAsciiPiece(state, text, position, end);
+        position = end;
+        continue;
+      }
+      pattern.lastIndex = position;
+      const match = pattern.exec(text);
+      if (match === null) break;
       const piece = match[0];
       if (piece.length === 0) {
-        pattern.lastIndex++;
+        position = match.index + 1;
         continue;
       }
       total += countPiece(state, piece);
+      position = pattern.lastIndex;
     }
     return total;
   };
