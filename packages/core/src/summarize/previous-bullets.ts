@@ -1,6 +1,6 @@
 /** The previous summary's bullets read back as candidates that compete with the new sentences. */
 import type { StructuredSummary, SummarySections } from '../contracts/index.js';
-import { contentWords } from './information-content.js';
+import type { ContentWord } from './information-content.js';
 import { readPreamble, speakerLabelOf } from './message-preamble.js';
 import { SUMMARY_SECTION_TITLES } from './render-summary.js';
 import type { BulletCandidate } from './select-bullets.js';
@@ -17,6 +17,7 @@ export function addPreviousBullets(
   previous: StructuredSummary,
   add: (candidate: Omit<BulletCandidate, 'order'>, key: string) => void,
   nextGroup: () => number,
+  contentWords: (text: string) => ContentWord[],
 ): string[] {
   const speakers = new Set<string>();
   for (const section of Object.keys(SUMMARY_SECTION_TITLES) as Array<keyof SummarySections>) {

@@ -80,14 +80,11 @@ export function selectBullets(
     return tokens;
   };
   const count = candidates.length;
-  // Each candidate's words as ids and values, so that a gain is a short loop over arrays.
-  const information = wordInformation(candidates.map((candidate) => candidate.words));
+  // Each candidate's words as ids and values, so that a gain is a short loop over arrays. A word
+  // is looked up by its key once; how many candidates have it is counted by id.
   const wordIds = new Map<string, number>();
-  const ids: Int32Array[] = [];
-  const values: Float64Array[] = [];
-  for (const candidate of candidates) {
+  const ids = candidates.map((candidate) => {
     const candidateIds = new Int32Array(candidate.words.length);
-    const candidateValues = new Float64Array(candidate.words.length);
     candidate.words.forEach((word, index) => {
       let id = wordIds.get(word.key);
       if (id === undefined) {
@@ -95,11 +92,20 @@ export function selectBullets(
         wordIds.set(word.key, id);
       }
       candidateIds[index] = id;
-      candidateValues[index] = information(word.key) * word.boost * candidate.weight;
     });
-    ids.push(candidateIds);
-    values.push(candidateValues);
-  }
+    return candidateIds;
+  });
+  const candidatesWith = new Int32Array(wordIds.size);
+  for (const candidateIds of ids) for (const id of candidateIds) candidatesWith[id]!++;
+  const values = candidates.map((candidate, position) => {
+    const candidateIds = ids[position]!;
+    const candidateValues = new Float64Array(candidateIds.length);
+    candidate.words.forEach((word, index) => {
+      const information = wordInformation(candidatesWith[candidateIds[index]!]!, count);
+      candidateValues[index] = information * word.boost * candidate.weight;
+    });
+    return candidateValues;
+  });
   const covered = new Uint8Array(wordIds.size);
   const gainOf = (index: number) => {
     const candidateIds = ids[index]!;

@@ -2,8 +2,13 @@ import type { TokenCounter } from '../contracts/index.js';
 
 export const ELLIPSIS = '…';
 
+/** Whitespace that collapsing would change: a run of two or more, or one that is not a space. */
+const UNCOLLAPSED_WHITESPACE = /[^\S ]| {2}/;
+
 /** Collapses runs of whitespace so that one bullet stays on one line. */
 export function collapseWhitespace(text: string): string {
+  // Most sentences are single-spaced already: a test is cheaper than rebuilding the string.
+  if (!UNCOLLAPSED_WHITESPACE.test(text)) return text.trim();
   return text.replace(/\s+/g, ' ').trim();
 }
 
@@ -57,11 +62,16 @@ export function truncateToTokens(text: string, maxTokens: number, counter: Token
  * trailing punctuation do not make a bullet new.
  */
 export function comparisonKey(text: string): string {
-  return collapseWhitespace(text)
+  const key = collapseWhitespace(text)
     .toLowerCase()
-    .replace(/^(user|assistant)\s*:\s*/, '')
-    .replace(/[\s.。!！?？;；:：,，…]+$/u, '');
+    .replace(/^(user|assistant)\s*:\s*/, '');
+  // Searched from every space of a long text, the trailing run is looked for only when the last
+  // character can start one.
+  return TRAILING_MARK.test(key.at(-1) ?? '') ? key.replace(TRAILING_MARKS, '') : key;
 }
+
+const TRAILING_MARK = /^[\s.。!！?？;；:：,，…]$/u;
+const TRAILING_MARKS = /[\s.。!！?？;；:：,，…]+$/u;
 
 /**
  * Takes the small talk off the edges of a sentence while keeping its facts: leading
