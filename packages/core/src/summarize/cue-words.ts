@@ -9,7 +9,7 @@ import { ENGLISH_STOP_WORDS } from '../text/index.js';
 export type SentenceKind = 'preference' | 'decision' | 'constraint' | 'todo' | 'fact';
 
 /** A sentence as the case-insensitive cue patterns read it (see `caseless`). */
-interface CueText {
+export interface CueText {
   text: string;
   /** The text lower-cased, when it is all ASCII. */
   lower: string | undefined;
@@ -17,7 +17,7 @@ interface CueText {
 
 const ASCII_ONLY = /^[\x00-\x7F]*$/;
 
-function cueText(text: string): CueText {
+export function cueText(text: string): CueText {
   return { text, lower: ASCII_ONLY.test(text) ? text.toLowerCase() : undefined };
 }
 
@@ -33,7 +33,7 @@ const CASE_NEUTRAL_ESCAPES = /\\[bBdDsSwW.()[\]{}|?*+^$\\/-]/g;
  * while the pattern names no upper-case letter (nor `ſ` or the Kelvin sign, which fold to `s` and
  * `k`): checked here, when the module loads.
  */
-function caseless(pattern: RegExp): (text: CueText) => boolean {
+export function caseless(pattern: RegExp): (text: CueText) => boolean {
   const literal = pattern.source.replace(CASE_NEUTRAL_ESCAPES, '');
   if (pattern.flags !== 'iu' || /[A-Z\\\u017F\u212A]/u.test(literal)) {
     throw new Error(`caseless: /${pattern.source}/${pattern.flags} cannot be tested lower-cased`);
@@ -286,3 +286,15 @@ const hasDate = caseless(DATE);
 const hasAbsoluteDate = caseless(ABSOLUTE_DATE);
 const tellsFirstPersonEvent = caseless(FIRST_PERSON_EVENT);
 const addressesListener = caseless(SECOND_PERSON);
+
+/** Every cue read through `caseless`, by name: its test compares both ways of reading. */
+export const CASELESS_CUES: Readonly<Record<string, (text: CueText) => boolean>> = {
+  ...Object.fromEntries(CUES),
+  goal: hasGoalCueIn,
+  firstPerson: isFirstPersonIn,
+  instruction: isInstructionIn,
+  date: hasDate,
+  absoluteDate: hasAbsoluteDate,
+  firstPersonEvent: tellsFirstPersonEvent,
+  secondPerson: addressesListener,
+};

@@ -59,6 +59,11 @@ export function segmentSentences(line: string): string[] {
   // Without a terminator, Unicode's sentence rules (UAX #29) find no boundary inside the line, and
   // asking the segmenter costs more than the rest of reading it.
   if (line !== '' && !SENTENCE_BREAK.test(line)) return splitAtSemicolons(line);
+  return segmentWithSegmenter(line);
+}
+
+/** `segmentSentences` by asking `Intl.Segmenter`, whatever the line. */
+export function segmentWithSegmenter(line: string): string[] {
   const pieces: string[] = [];
   let pending = '';
   for (const { segment } of sentenceSegmenter().segment(line)) {
@@ -76,12 +81,20 @@ function splitAtSemicolons(text: string): string[] {
   return text.includes('；') ? text.split(/(?<=；)/u) : [text];
 }
 
-/**
- * Three characters that are not punctuation, symbols or spaces: enough for a sentence, found
- * without rebuilding it (the count below, in UTF-16 units, decides only when this fails).
- */
+/** Three characters (code points) that are not punctuation, symbols or spaces. */
 const THREE_SPOKEN_CHARACTERS =
   /[^\p{P}\p{S}\s][\p{P}\p{S}\s]*[^\p{P}\p{S}\s][\p{P}\p{S}\s]*[^\p{P}\p{S}\s]/u;
+
+/**
+ * Whether a piece says something: at least three UTF-16 units that are not punctuation, symbols or
+ * spaces ("OK." and "1." do not). Three such code points are found without rebuilding the
+ * sentence; the count decides only when they are not there.
+ */
+export function hasSpokenContent(sentence: string): boolean {
+  return (
+    THREE_SPOKEN_CHARACTERS.test(sentence) || sentence.replace(/[\p{P}\p{S}\s]/gu, '').length >= 3
+  );
+}
 
 /** Splits prose into sentences: by line, then at Unicode sentence boundaries. */
 export function splitSentences(prose: string): string[] {
@@ -95,11 +108,7 @@ export function splitSentences(prose: string): string[] {
     for (const piece of segmentSentences(line)) {
       const sentence = collapseWhitespace(piece);
       // Fragments such as "OK." or "1." carry nothing.
-      if (
-        THREE_SPOKEN_CHARACTERS.test(sentence) ||
-        sentence.replace(/[\p{P}\p{S}\s]/gu, '').length >= 3 ||
-        /\p{Script=Han}/u.test(sentence)
-      ) {
+      if (hasSpokenContent(sentence) || /\p{Script=Han}/u.test(sentence)) {
         sentences.push(sentence);
       }
     }
