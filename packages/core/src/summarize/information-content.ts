@@ -83,6 +83,8 @@ export function createContentWordReader(): (text: string) => ContentWord[] {
     // Stemmed as in search, so "paint", "painted" and "painting" count as one word.
     return { slot: slotOf(stemEnglish(key)), boost: 1, mayBeName: CAPITAL_FIRST.test(word) };
   };
+  // Its own copy of the pattern, stepped with `exec`: `matchAll` would copy it for every text.
+  const wordPattern = new RegExp(WORD);
   let texts = 0;
   return (text) => {
     const number = texts++;
@@ -102,7 +104,8 @@ export function createContentWordReader(): (text: string) => ContentWord[] {
       for (const pair of cjkNgrams(run[0], { min: 2, max: 2 })) add(slotOf(pair), CJK_PAIR_BOOST);
     }
     const latin = hasCjk ? text.replace(CJK_RUN, ' ') : text;
-    for (const match of latin.matchAll(WORD)) {
+    wordPattern.lastIndex = 0;
+    for (let match = wordPattern.exec(latin); match !== null; match = wordPattern.exec(latin)) {
       const word = match[0];
       let reading = readings.get(word);
       if (reading === undefined) {

@@ -26,6 +26,7 @@ export function splitCode(
       continue;
     }
     proseLines.push(line);
+    if (!line.includes('`')) continue;
     for (const match of line.matchAll(/`([^`\n]+)`/g)) {
       const code = match[1]!.trim();
       if (COMMAND.test(code)) snippets.push(clipSnippet(code, maxSnippetChars));
