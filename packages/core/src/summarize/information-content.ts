@@ -37,8 +37,8 @@ export function contentWords(text: string): ContentWord[] {
 }
 
 /**
- * A key met by a reader: the last text (by number) that had it, and where in that text's list.
- * A text's words are collected in the slots of their keys rather than in a map of its own.
+ * A key met by a reader: the last text (by number) that had it, and its entry in that text's
+ * list. A text's words are gathered in the slots of their keys instead of in a map of its own.
  */
 interface KeySlot {
   key: string;

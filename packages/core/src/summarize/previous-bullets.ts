@@ -12,6 +12,7 @@ import { comparisonKey } from './summary-text.js';
  * The previous summary's bullets as candidates, oldest first, so they compete with the new
  * sentences on what they tell. The first goal is kept whatever happens. A bullet's timestamp is
  * read back (bullets without one share the one above them). Returns the speakers the bullets name.
+ * `contentWords` is the summary's reader, so the bullets' words share its cache.
  */
 export function addPreviousBullets(
   previous: StructuredSummary,

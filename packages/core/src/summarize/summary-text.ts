@@ -57,6 +57,9 @@ export function truncateToTokens(text: string, maxTokens: number, counter: Token
   return best === ELLIPSIS ? '' : best;
 }
 
+const TRAILING_MARK = /^[\s.。!！?？;；:：,，…]$/u;
+const TRAILING_MARKS = /[\s.。!！?？;；:：,，…]+$/u;
+
 /**
  * The form two bullets are compared in to detect duplicates: case, spacing, a speaker prefix and
  * trailing punctuation do not make a bullet new.
@@ -65,13 +68,10 @@ export function comparisonKey(text: string): string {
   const key = collapseWhitespace(text)
     .toLowerCase()
     .replace(/^(user|assistant)\s*:\s*/, '');
-  // Searched from every space of a long text, the trailing run is looked for only when the last
-  // character can start one.
+  // The pattern for the trailing run is tried from every space of the text: only worth it when
+  // the text ends with one of its characters.
   return TRAILING_MARK.test(key.at(-1) ?? '') ? key.replace(TRAILING_MARKS, '') : key;
 }
-
-const TRAILING_MARK = /^[\s.。!！?？;；:：,，…]$/u;
-const TRAILING_MARKS = /[\s.。!！?？;；:：,，…]+$/u;
 
 /**
  * Takes the small talk off the edges of a sentence while keeping its facts: leading
