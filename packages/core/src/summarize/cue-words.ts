@@ -8,7 +8,41 @@ import { ENGLISH_STOP_WORDS } from '../text/index.js';
 
 export type SentenceKind = 'preference' | 'decision' | 'constraint' | 'todo' | 'fact';
 
-const CUES: ReadonlyArray<readonly [SentenceKind, RegExp]> = [
+/** A sentence as the case-insensitive cue patterns read it (see `caseless`). */
+export interface CueText {
+  text: string;
+  /** The text lower-cased, when it is all ASCII. */
+  lower: string | undefined;
+}
+
+const ASCII_ONLY = /^[\x00-\x7F]*$/;
+
+export function cueText(text: string): CueText {
+  return { text, lower: ASCII_ONLY.test(text) ? text.toLowerCase() : undefined };
+}
+
+/** Escapes that mean the same with and without the `i` flag on lower-cased ASCII text. */
+const CASE_NEUTRAL_ESCAPES = /\\[bBdDsSwW.()[\]{}|?*+^$\\/-]/g;
+
+/**
+ * A test for a pattern with the flags `iu` that gives the same answers faster. With `i` and `u`,
+ * V8 folds the case of every character it compares by Unicode rules, which makes the cue
+ * patterns several times slower on the long sentences of a large batch. For ASCII text, lower-
+ * casing first is that same folding, so a lower-cased ASCII sentence is tested with a
+ * case-sensitive twin of the pattern; other text is tested with the pattern itself. Holds only
+ * while the pattern names no upper-case letter (nor `ſ` or the Kelvin sign, which fold to `s` and
+ * `k`): checked here, when the module loads.
+ */
+export function caseless(pattern: RegExp): (text: CueText) => boolean {
+  const literal = pattern.source.replace(CASE_NEUTRAL_ESCAPES, '');
+  if (pattern.flags !== 'iu' || /[A-Z\\\u017F\u212A]/u.test(literal)) {
+    throw new Error(`caseless: /${pattern.source}/${pattern.flags} cannot be tested lower-cased`);
+  }
+  const twin = new RegExp(pattern.source, 'u');
+  return ({ text, lower }) => (lower === undefined ? pattern.test(text) : twin.test(lower));
+}
+
+const CUE_PATTERNS: ReadonlyArray<readonly [SentenceKind, RegExp]> = [
   [
     'preference',
     new RegExp(
@@ -58,7 +92,8 @@ const CUES: ReadonlyArray<readonly [SentenceKind, RegExp]> = [
         String.raw`\b(?:todo|to-do|next steps?|need to|needs to|have to|has to|remaining|follow[- ]up|remember to|don't forget|later|tomorrow|plan to|pending|still need|will (?:add|fix|implement|write|update|check|test|deploy|review))\b`,
         String.raw`^\[ \]`,
         '待办|下一步|接下来|还要|还需|记得|稍后|之后再|计划|待完成|未完成',
-        '次に|やること|予定|後で|あとで|残り|今度|TODO',
+        // Lower case like every cue pattern (see `caseless`); the `i` flag matches "TODO".
+        '次に|やること|予定|後で|あとで|残り|今度|todo',
       ].join('|'),
       'iu',
     ),
@@ -75,6 +110,8 @@ const CUES: ReadonlyArray<readonly [SentenceKind, RegExp]> = [
     ),
   ],
 ];
+
+const CUES = CUE_PATTERNS.map(([kind, pattern]) => [kind, caseless(pattern)] as const);
 
 /** A goal stated in so many words; otherwise the goal is the first user request. */
 const GOAL_CUE =
@@ -94,14 +131,17 @@ const NAME = /(?<=\S\s+)(?!I\b)[A-Z][a-z]+(?:[A-Z][a-z]+)*\b|(?<=\S\s+)[A-Z]{2,}
 
 /** The first cue class a sentence matches, in order of how specific the class is. */
 export function sentenceKind(sentence: string): SentenceKind | undefined {
-  for (const [kind, pattern] of CUES) {
-    if (pattern.test(sentence)) return kind;
+  const text = cueText(sentence);
+  for (const [kind, matches] of CUES) {
+    if (matches(text)) return kind;
   }
   return undefined;
 }
 
+const hasGoalCueIn = caseless(GOAL_CUE);
+
 export function hasGoalCue(sentence: string): boolean {
-  return GOAL_CUE.test(sentence);
+  return hasGoalCueIn(cueText(sentence));
 }
 
 /** Identifiers worth keeping verbatim: URLs, paths, versions, ids, emails, inline code. */
@@ -126,10 +166,12 @@ export function isQuestion(sentence: string): boolean {
 
 /** First-person sentences get a speaker prefix so "I prefer…" still makes sense in a summary. */
 export function isFirstPerson(sentence: string): boolean {
-  return /\b(?:i|i'm|i'd|i'll|i've|me|my|mine|we|we're|we'll|we've|us|our|let's)\b|我|私|僕|俺/iu.test(
-    sentence,
-  );
+  return isFirstPersonIn(cueText(sentence));
 }
+
+const isFirstPersonIn = caseless(
+  /\b(?:i|i'm|i'd|i'll|i've|me|my|mine|we|we're|we'll|we've|us|our|let's)\b|我|私|僕|俺/iu,
+);
 
 const COMMAND_WORDS =
   'npm|pnpm|npx|yarn|bun|deno|node|tsx|tsc|git|gh|docker|docker-compose|kubectl|helm|pip|pip3|uv|poetry|python|python3|cargo|rustup|go|make|cmake|curl|wget|cd|ls|cat|mkdir|rm|cp|mv|chmod|chown|ssh|scp|rsync|brew|apt|apt-get|yum|dnf|sudo|bash|sh|zsh|export|psql|mysql|redis-cli|vitest|jest|pytest|terraform|aws|gcloud|az|systemctl|journalctl|grep|sed|awk|find|tar|unzip|java|mvn|gradle|dotnet';
@@ -198,8 +240,10 @@ const INSTRUCTION = new RegExp(
  * that!", "I love it"). What a working session must not lose.
  */
 export function isInstruction(sentence: string): boolean {
-  return INSTRUCTION.test(sentence);
+  return isInstructionIn(cueText(sentence));
 }
+
+const isInstructionIn = caseless(INSTRUCTION);
 
 const SMALL_TALK =
   /^(?:(?:it'?s\s+)?(?:so\s+|really\s+)?(?:good|nice|great|lovely)\s+to\s+(?:see|hear from|meet|talk to)\s+you(?:\s+(?:too|again|all))?|long time no (?:see|talk)|how\s+(?:are|have)\s+you(?:\s+been)?(?:\s+doing)?|how's it going|what'?s up|what'?s new|see you(?:\s+(?:soon|later|around|then))?|talk (?:to you )?(?:soon|later)|take care|good (?:morning|afternoon|evening|night)|have a (?:good|great|nice) (?:day|one|night|weekend)|you too|me too|same here|no problem|no worries|my pleasure|of course|sounds like a plan|you'?re welcome|anything new|好久不见|你好|您好|谢谢|再见|早上好|晚上好|お疲れ様|ありがとう|こんにちは|久しぶり)[\s\p{P}\p{S}]*$/iu;
@@ -224,14 +268,33 @@ const SECOND_PERSON = /\b(?:you|your|you're|you've|yours)\b/iu;
  * sentence about the listener with none of these (a reaction) less. By cue, not by position.
  */
 export function informationWeight(sentence: string): number {
+  const text = cueText(sentence);
   let weight = 1;
-  const dated = DATE.test(sentence) || ABSOLUTE_DATE.test(sentence);
-  const event = FIRST_PERSON_EVENT.test(sentence);
+  const dated = hasDate(text) || hasAbsoluteDate(text);
+  const event = tellsFirstPersonEvent(text);
+  // Case-sensitive already.
   const named = NAME.test(sentence);
   const numbered = NUMBER.test(sentence);
   if (dated) weight *= 1.5;
   if (event) weight *= 1.2;
   if (named || numbered) weight *= 1.1;
-  if (!dated && !event && !named && !numbered && SECOND_PERSON.test(sentence)) weight *= 0.7;
+  if (!dated && !event && !named && !numbered && addressesListener(text)) weight *= 0.7;
   return weight;
 }
+
+const hasDate = caseless(DATE);
+const hasAbsoluteDate = caseless(ABSOLUTE_DATE);
+const tellsFirstPersonEvent = caseless(FIRST_PERSON_EVENT);
+const addressesListener = caseless(SECOND_PERSON);
+
+/** Every cue read through `caseless`, by name: its test compares both ways of reading. */
+export const CASELESS_CUES: Readonly<Record<string, (text: CueText) => boolean>> = {
+  ...Object.fromEntries(CUES),
+  goal: hasGoalCueIn,
+  firstPerson: isFirstPersonIn,
+  instruction: isInstructionIn,
+  date: hasDate,
+  absoluteDate: hasAbsoluteDate,
+  firstPersonEvent: tellsFirstPersonEvent,
+  secondPerson: addressesListener,
+};

@@ -14,7 +14,7 @@ import {
   LEADING_INTERJECTION,
   sentenceKind,
 } from './cue-words.js';
-import { contentWords } from './information-content.js';
+import { type ContentWord, createContentWordReader } from './information-content.js';
 import { readPreamble, speakerLabels } from './message-preamble.js';
 import { collectToolResults, plainText, readToolRunRecord, resultHead } from './message-text.js';
 import { isPhatic } from './phatic.js';
@@ -92,8 +92,9 @@ export function extract(
     candidates.push({ ...candidate, order: candidates.length });
   };
 
+  const contentWords = createContentWordReader();
   const knownSpeakers = previousSummary
-    ? addPreviousBullets(previousSummary, add, () => group++)
+    ? addPreviousBullets(previousSummary, add, () => group++, contentWords)
     : [];
   const texts = messages.map(plainText);
   const speakers = speakerLabels(texts, knownSpeakers);
@@ -102,11 +103,12 @@ export function extract(
     for (const word of speaker.split(' ')) addressees.add(word.toLowerCase());
   }
   for (const message of messages) if (message.name) addressees.add(message.name.toLowerCase());
+  const addresseeNames = [...addressees];
   const isAddressee = (word: string) => {
     const lower = word.toLowerCase();
     if (GENERIC_ADDRESSEES.has(lower) || addressees.has(lower)) return true;
     // Short forms of a speaker's name: "Sam" for Samantha.
-    return lower.length >= 3 && [...addressees].some((name) => name.startsWith(lower));
+    return lower.length >= 3 && addresseeNames.some((name) => name.startsWith(lower));
   };
 
   const cards: MemoryCardDraft[] = [];
@@ -114,20 +116,27 @@ export function extract(
   let needsGoal = (previousSummary?.sections.goal.length ?? 0) === 0;
   const results = collectToolResults(messages);
   const reportedResults = new Set<string>();
+  // The same call ("Tool read_file({"path":"src/a.ts"})") comes back many times in a long run:
+  // its words are read once.
+  const callWords = new Map<string, CallWords>();
   /** A tool bullet: the call tells what was done; the head of its result only previews data. */
   const addTool = (call: string, result?: string) => {
     const text = result === undefined ? call : `${call}${result}`;
-    const words = new Map(contentWords(call).map((word) => [word.key, word]));
-    for (const word of result === undefined ? [] : contentWords(result)) {
-      if (!words.has(word.key)) words.set(word.key, { ...word, boost: word.boost * RESULT_SHARE });
+    let ofCall = callWords.get(call);
+    if (ofCall === undefined) {
+      const words = contentWords(call);
+      ofCall = { words, keys: new Set(words.map((word) => word.key)) };
+      callWords.set(call, ofCall);
     }
+    const words =
+      result === undefined ? ofCall.words : withResultWords(ofCall, contentWords(result));
     add(
       {
         section: 'background',
         text,
         prefix: '',
         group: group++,
-        words: [...words.values()],
+        words,
         weight: WEIGHT.tool,
       },
       comparisonKey(text),
@@ -201,7 +210,8 @@ export function extract(
         LEADING_FILLER,
         '',
       );
-      if (isPhatic(stripped) || isPhatic(sentence)) continue;
+      // Most sentences have nothing to strip: the same text need not be tested twice.
+      if (isPhatic(stripped) || (stripped !== sentence && isPhatic(sentence))) continue;
       const cleaned =
         sessionDate === undefined ? stripped : anchorRelativeDates(stripped, sessionDate);
       const words = contentWords(cleaned);
@@ -280,6 +290,25 @@ export function extract(
     candidate.weight *= 1 + (WEIGHT.recency * position) / last;
   });
   return { candidates: kept, cards };
+}
+
+/** A tool call's content words, and their keys to look a result's words up in. */
+interface CallWords {
+  words: readonly ContentWord[];
+  keys: ReadonlySet<string>;
+}
+
+/**
+ * A tool call's words followed by its result's words that the call does not have, each worth
+ * `RESULT_SHARE` of a word of the call. A new array: the call's words are shared by every
+ * bullet of the same call.
+ */
+function withResultWords(call: CallWords, resultWords: readonly ContentWord[]): ContentWord[] {
+  const words = call.words.slice();
+  for (const word of resultWords) {
+    if (!call.keys.has(word.key)) words.push({ key: word.key, boost: word.boost * RESULT_SHARE });
+  }
+  return words;
 }
 
 /**

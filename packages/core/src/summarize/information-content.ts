@@ -29,51 +29,104 @@ const CJK_PAIR_BOOST = 0.5;
 /**
  * The words of `text` that can carry information, each once: function words and small talk are
  * left out, ordinary words are stemmed as in search; CJK text, written without spaces, is read as
- * overlapping character pairs.
+ * overlapping character pairs. Reads with a fresh cache: to read many texts, make one reader with
+ * `createContentWordReader`.
  */
 export function contentWords(text: string): ContentWord[] {
-  const words = new Map<string, number>();
-  const add = (key: string, boost: number) => {
-    if (boost > (words.get(key) ?? 0)) words.set(key, boost);
-  };
-  const hasCjk = HAS_CJK.test(text);
-  for (const run of hasCjk ? text.matchAll(CJK_RUN) : []) {
-    for (const pair of cjkNgrams(run[0], { min: 2, max: 2 })) add(pair, CJK_PAIR_BOOST);
-  }
-  const latin = hasCjk ? text.replace(CJK_RUN, ' ') : text;
-  for (const match of latin.matchAll(WORD)) {
-    const word = match[0];
-    let key = word.toLowerCase();
-    if (key.includes('’')) key = key.replaceAll('’', "'");
-    if (key.endsWith("'s")) key = key.slice(0, -2);
-    if (UNINFORMATIVE_WORDS.has(key)) continue;
-    if (DIGIT.test(key)) {
-      add(key, NUMBER_BOOST);
-    } else if (IDENTIFIER_MARK.test(word)) {
-      add(key, IDENTIFIER_BOOST);
-    } else if (key.length >= 2) {
-      const name = CAPITAL_FIRST.test(word) && !startsSentence(latin, match.index);
-      // Stemmed as in search, so "paint", "painted" and "painting" count as one word.
-      add(stemEnglish(key), name ? NAME_BOOST : 1);
-    }
-  }
-  return [...words].map(([key, boost]) => ({ key, boost }));
+  return createContentWordReader()(text);
 }
 
 /**
- * How much each word tells, from how many of the `documents` (lists of word keys) contain it: a
- * word found everywhere (the speakers' names, the topic of the whole chat) tells little, a word
- * found once tells a lot (inverse document frequency).
+ * A key met by a reader: the last text (by number) that had it, and its entry in that text's
+ * list. A text's words are gathered in the slots of their keys instead of in a map of its own.
  */
-export function wordInformation(
-  documents: ReadonlyArray<readonly ContentWord[]>,
-): (key: string) => number {
-  const frequency = new Map<string, number>();
-  for (const words of documents) {
-    for (const word of words) frequency.set(word.key, (frequency.get(word.key) ?? 0) + 1);
-  }
-  const total = documents.length + 1;
-  return (key) => Math.log(total / (frequency.get(key) ?? 1));
+interface KeySlot {
+  key: string;
+  text: number;
+  word: ContentWord | undefined;
+}
+
+/**
+ * What one written word gives, whatever the text around it: its key's slot and its boost, or
+ * `null` for a word that carries nothing. `mayBeName`: a capitalised plain word is a name unless
+ * it opens a sentence, which only the text around it can tell.
+ */
+type WordReading = { slot: KeySlot; boost: number; mayBeName: boolean } | null;
+
+/**
+ * `contentWords` for many texts: a long input repeats a few thousand distinct words over and
+ * over, so what each written word gives (lower-casing, the stop list, the identifier test and
+ * the stemmer) is worked out once and remembered by the reader. Make one per summary, so the
+ * cache is dropped with it.
+ */
+export function createContentWordReader(): (text: string) => ContentWord[] {
+  const readings = new Map<string, WordReading>();
+  const slots = new Map<string, KeySlot>();
+  const slotOf = (key: string) => {
+    let slot = slots.get(key);
+    if (slot === undefined) {
+      slot = { key, text: -1, word: undefined };
+      slots.set(key, slot);
+    }
+    return slot;
+  };
+  const readWord = (word: string): WordReading => {
+    let key = word.toLowerCase();
+    if (key.includes('’')) key = key.replaceAll('’', "'");
+    if (key.endsWith("'s")) key = key.slice(0, -2);
+    if (UNINFORMATIVE_WORDS.has(key)) return null;
+    if (DIGIT.test(key)) return { slot: slotOf(key), boost: NUMBER_BOOST, mayBeName: false };
+    if (IDENTIFIER_MARK.test(word)) {
+      return { slot: slotOf(key), boost: IDENTIFIER_BOOST, mayBeName: false };
+    }
+    if (key.length < 2) return null;
+    // Stemmed as in search, so "paint", "painted" and "painting" count as one word.
+    return { slot: slotOf(stemEnglish(key)), boost: 1, mayBeName: CAPITAL_FIRST.test(word) };
+  };
+  // Its own copy of the pattern, stepped with `exec`: `matchAll` would copy it for every text.
+  const wordPattern = new RegExp(WORD);
+  let texts = 0;
+  return (text) => {
+    const number = texts++;
+    const words: ContentWord[] = [];
+    // Each key once, in the order first met, with the highest boost it was met with.
+    const add = (slot: KeySlot, boost: number) => {
+      if (slot.text !== number) {
+        slot.text = number;
+        slot.word = { key: slot.key, boost };
+        words.push(slot.word);
+      } else if (boost > slot.word!.boost) {
+        slot.word!.boost = boost;
+      }
+    };
+    const hasCjk = HAS_CJK.test(text);
+    for (const run of hasCjk ? text.matchAll(CJK_RUN) : []) {
+      for (const pair of cjkNgrams(run[0], { min: 2, max: 2 })) add(slotOf(pair), CJK_PAIR_BOOST);
+    }
+    const latin = hasCjk ? text.replace(CJK_RUN, ' ') : text;
+    wordPattern.lastIndex = 0;
+    for (let match = wordPattern.exec(latin); match !== null; match = wordPattern.exec(latin)) {
+      const word = match[0];
+      let reading = readings.get(word);
+      if (reading === undefined) {
+        reading = readWord(word);
+        readings.set(word, reading);
+      }
+      if (reading === null) continue;
+      const name = reading.mayBeName && !startsSentence(latin, match.index);
+      add(reading.slot, name ? NAME_BOOST : reading.boost);
+    }
+    return words;
+  };
+}
+
+/**
+ * How much a word tells, from how many of the `documents` contain it: a word found everywhere
+ * (the speakers' names, the topic of the whole chat) tells little, a word found once tells a lot
+ * (inverse document frequency).
+ */
+export function wordInformation(documentsWithWord: number, documents: number): number {
+  return Math.log((documents + 1) / documentsWithWord);
 }
 
 /** Whether the word at `index` opens a sentence (a capital there says nothing about a name). */

@@ -1,6 +1,6 @@
 /** The previous summary's bullets read back as candidates that compete with the new sentences. */
 import type { StructuredSummary, SummarySections } from '../contracts/index.js';
-import { contentWords } from './information-content.js';
+import type { ContentWord } from './information-content.js';
 import { readPreamble, speakerLabelOf } from './message-preamble.js';
 import { SUMMARY_SECTION_TITLES } from './render-summary.js';
 import type { BulletCandidate } from './select-bullets.js';
@@ -12,11 +12,13 @@ import { comparisonKey } from './summary-text.js';
  * The previous summary's bullets as candidates, oldest first, so they compete with the new
  * sentences on what they tell. The first goal is kept whatever happens. A bullet's timestamp is
  * read back (bullets without one share the one above them). Returns the speakers the bullets name.
+ * `contentWords` is the summary's reader, so the bullets' words share its cache.
  */
 export function addPreviousBullets(
   previous: StructuredSummary,
   add: (candidate: Omit<BulletCandidate, 'order'>, key: string) => void,
   nextGroup: () => number,
+  contentWords: (text: string) => ContentWord[],
 ): string[] {
   const speakers = new Set<string>();
   for (const section of Object.keys(SUMMARY_SECTION_TITLES) as Array<keyof SummarySections>) {

@@ -80,26 +80,33 @@ export function selectBullets(
     return tokens;
   };
   const count = candidates.length;
-  // Each candidate's words as ids and values, so that a gain is a short loop over arrays.
-  const information = wordInformation(candidates.map((candidate) => candidate.words));
+  // Each candidate's words as ids and values, so that a gain is a short loop over arrays. A word
+  // is looked up by its key once; how many candidates have it is counted by id.
   const wordIds = new Map<string, number>();
-  const ids: Int32Array[] = [];
-  const values: Float64Array[] = [];
-  for (const candidate of candidates) {
-    const candidateIds = new Int32Array(candidate.words.length);
-    const candidateValues = new Float64Array(candidate.words.length);
-    candidate.words.forEach((word, index) => {
-      let id = wordIds.get(word.key);
+  const ids = candidates.map(({ words }) => {
+    const candidateIds = new Int32Array(words.length);
+    for (let index = 0; index < words.length; index++) {
+      const key = words[index]!.key;
+      let id = wordIds.get(key);
       if (id === undefined) {
         id = wordIds.size;
-        wordIds.set(word.key, id);
+        wordIds.set(key, id);
       }
       candidateIds[index] = id;
-      candidateValues[index] = information(word.key) * word.boost * candidate.weight;
-    });
-    ids.push(candidateIds);
-    values.push(candidateValues);
-  }
+    }
+    return candidateIds;
+  });
+  const candidatesWith = new Int32Array(wordIds.size);
+  for (const candidateIds of ids) for (const id of candidateIds) candidatesWith[id]!++;
+  const values = candidates.map(({ words, weight }, position) => {
+    const candidateIds = ids[position]!;
+    const candidateValues = new Float64Array(candidateIds.length);
+    for (let index = 0; index < words.length; index++) {
+      const information = wordInformation(candidatesWith[candidateIds[index]!]!, count);
+      candidateValues[index] = information * words[index]!.boost * weight;
+    }
+    return candidateValues;
+  });
   const covered = new Uint8Array(wordIds.size);
   const gainOf = (index: number) => {
     const candidateIds = ids[index]!;

@@ -2,8 +2,13 @@ import type { TokenCounter } from '../contracts/index.js';
 
 export const ELLIPSIS = '…';
 
+/** Whitespace that collapsing would change: a run of two or more, or one that is not a space. */
+const UNCOLLAPSED_WHITESPACE = /[^\S ]| {2}/;
+
 /** Collapses runs of whitespace so that one bullet stays on one line. */
 export function collapseWhitespace(text: string): string {
+  // Most sentences are single-spaced already: a test is cheaper than rebuilding the string.
+  if (!UNCOLLAPSED_WHITESPACE.test(text)) return text.trim();
   return text.replace(/\s+/g, ' ').trim();
 }
 
@@ -52,15 +57,20 @@ export function truncateToTokens(text: string, maxTokens: number, counter: Token
   return best === ELLIPSIS ? '' : best;
 }
 
+const TRAILING_MARK = /^[\s.。!！?？;；:：,，…]$/u;
+const TRAILING_MARKS = /[\s.。!！?？;；:：,，…]+$/u;
+
 /**
  * The form two bullets are compared in to detect duplicates: case, spacing, a speaker prefix and
  * trailing punctuation do not make a bullet new.
  */
 export function comparisonKey(text: string): string {
-  return collapseWhitespace(text)
+  const key = collapseWhitespace(text)
     .toLowerCase()
-    .replace(/^(user|assistant)\s*:\s*/, '')
-    .replace(/[\s.。!！?？;；:：,，…]+$/u, '');
+    .replace(/^(user|assistant)\s*:\s*/, '');
+  // The pattern for the trailing run is tried from every space of the text: only worth it when
+  // the text ends with one of its characters.
+  return TRAILING_MARK.test(key.at(-1) ?? '') ? key.replace(TRAILING_MARKS, '') : key;
 }
 
 /**
