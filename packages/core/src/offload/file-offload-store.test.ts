@@ -212,6 +212,27 @@ describe('file offload store: a compaction offloading several messages writes on
     expect(later).toEqual([]);
   });
 
+  it('reports the unreadable records a delete meets, and keeps the rest', async () => {
+    const { store, events, putMany, folder, files } = await setupPacks();
+    const list = messages('m', 5);
+    await putMany(scope, entries(list));
+    const pack = join(folder, (await files()).find((name) => name.endsWith('.pack'))!);
+    const text = await readFile(pack, 'utf8');
+    await writeFile(pack, text.replace('m result 2', 'm result 8'));
+    await store.delete(scope, offloadId(list[0]!));
+    expect(events).toMatchObject([{ path: pack, recoveredRecords: 3, droppedRecords: 1 }]);
+    for (const [index, item] of list.entries()) {
+      if (index === 0 || index === 2) {
+        expect(NotFoundError.isInstance(await rejection(store.get(scope, offloadId(item))))).toBe(
+          true,
+        );
+      } else {
+        expect((await store.get(scope, offloadId(item))).message).toEqual(item);
+      }
+    }
+    expect(events).toHaveLength(1);
+  });
+
   it('finds the records of a pack whose index is damaged, and reports it', async () => {
     const { putMany, folder, files } = await setupPacks();
     const list = messages('g', 4);

@@ -252,36 +252,56 @@ export function createFileOffloadStore(options: FileOffloadStoreOptions = {}): O
    */
   const packIndexes = new Map<string, PackIndex>();
 
-  /** `path`'s index from its footer, or from its record lines when the footer is damaged. */
-  async function readPackIndex(path: string): Promise<{ index: PackIndex; scanned: boolean }> {
-    const footer = await readPackFooter(path);
-    if (footer) return { index: footer, scanned: false };
-    return { index: await scanPackRecords(path), scanned: true };
+  /**
+   * `path`'s index from its footer, or from its record lines when the footer is damaged;
+   * undefined when the pack is gone (rewritten by a delete or a repair elsewhere).
+   */
+  async function readPackIndex(
+    path: string,
+  ): Promise<{ index: PackIndex; scanned: boolean } | undefined> {
+    return withStorageErrors(path, 'read', async () => {
+      try {
+        const footer = await readPackFooter(path);
+        if (footer) return { index: footer, scanned: false };
+        return { index: await scanPackRecords(path), scanned: true };
+      } catch (error) {
+        if (hasErrorCode(error, 'ENOENT')) return undefined;
+        throw error;
+      }
+    });
   }
 
   /**
-   * Rewrites `path` without its damaged parts, under its lock: the records that still read go to
-   * a new pack, the damaged file is copied aside and removed, and the damage is reported — once,
-   * not again by every process that opens the store. A pack already gone was repaired (or
-   * rewritten by a delete) elsewhere.
+   * Writes `path` again under its lock — without the record `deleting`, or, for a repair, without
+   * only what no longer reads: the records that read go to a new pack and the old file is
+   * removed. Damage found on the way (an index rebuilt from the lines, unreadable records) is
+   * copied aside and reported, once: the damaged file is gone afterwards, so no other process
+   * meets it again. Nothing happens when the pack is gone (rewritten elsewhere), when it does not
+   * hold `deleting`, or, for a repair, when nothing in it is damaged any more.
    */
-  async function repairPack(path: string, reason: string): Promise<void> {
+  async function rewritePack(
+    path: string,
+    change: { deleting: string } | { repairing: string },
+  ): Promise<void> {
     await withFileLock(path, async () => {
       packIndexes.delete(path);
-      const read = await withStorageErrors(path, 'read', () =>
-        readPackIndex(path).catch((error: unknown) => {
-          if (hasErrorCode(error, 'ENOENT')) return undefined;
-          throw error;
-        }),
-      );
+      const read = await readPackIndex(path);
       if (!read) return;
-      const { kept, dropped } = await readableRecords(path, read.index);
-      if (!read.scanned && dropped === 0) return;
-      const quarantinedPath = await quarantineFile(path);
+      const index = new Map(read.index);
+      if ('deleting' in change && !index.delete(change.deleting)) return;
+      const { kept, dropped } = await readableRecords(path, index);
+      const damaged = read.scanned || dropped > 0;
+      if ('repairing' in change && !damaged) return;
+      const quarantinedPath = damaged ? await quarantineFile(path) : undefined;
       const written = kept.length > 0 ? await writePack(dirname(path), kept) : undefined;
-      // Only a damaged footer over intact records gives the same ids, hence the same name.
+      // Only a repaired index over intact records gives the same ids, hence the same name.
       if (written !== path)
         await withStorageErrors(path, 'remove', () => rm(path, { force: true }));
+      if (quarantinedPath === undefined) return;
+      const what =
+        'deleting' in change
+          ? `records of the pack were unreadable when ${change.deleting} was deleted from it`
+          : change.repairing;
       reportCorruption(
         {
           path,
@@ -289,8 +309,8 @@ export function createFileOffloadStore(options: FileOffloadStoreOptions = {}): O
           recoveredRecords: kept.length,
           droppedRecords: dropped,
           reason: read.scanned
-            ? `the offload pack has no readable index; ${reason}`
-            : `${reason}; the pack was written again without it`,
+            ? `the offload pack has no readable index; ${what}`
+            : `${what}; the rest of the pack was written again`,
         },
         { corruption, onCorruption },
       );
@@ -330,7 +350,7 @@ export function createFileOffloadStore(options: FileOffloadStoreOptions = {}): O
     });
     if (footer === 'gone') return 'gone';
     if (footer === 'damaged') {
-      await repairPack(path, 'its records were found line by line');
+      await rewritePack(path, { repairing: 'its records were found line by line' });
       return 'repaired';
     }
     packIndexes.set(path, footer);
@@ -413,10 +433,9 @@ export function createFileOffloadStore(options: FileOffloadStoreOptions = {}): O
         // A damaged record: the pack is written again without it (its copy kept aside), so the
         // next read, here or in another process, finds the rest and reports nothing.
         if (record === 'damaged') {
-          await repairPack(
-            path,
-            `the offloaded content ${id} is unreadable or does not match its id`,
-          );
+          await rewritePack(path, {
+            repairing: `the offloaded content ${id} is unreadable or does not match its id`,
+          });
         }
       }
       // A delete or a repair rewrote a pack while this one read it: look again once.
@@ -439,34 +458,7 @@ export function createFileOffloadStore(options: FileOffloadStoreOptions = {}): O
   /** Removes `id` from every pack that holds it: the other records are written as a new pack. */
   async function deletePacked(folder: string, id: string): Promise<void> {
     for (const { path } of await packsHolding(folder, id)) {
-      await withFileLock(path, async () => {
-        packIndexes.delete(path);
-        const read = await withStorageErrors(path, 'read', () =>
-          readPackIndex(path).catch((error: unknown) => {
-            if (hasErrorCode(error, 'ENOENT')) return undefined;
-            throw error;
-          }),
-        );
-        if (!read?.index.has(id)) return;
-        const rest = new Map(read.index);
-        rest.delete(id);
-        const { kept, dropped } = await readableRecords(path, rest);
-        const quarantinedPath = dropped > 0 ? await quarantineFile(path) : undefined;
-        if (kept.length > 0) await writePack(folder, kept);
-        await withStorageErrors(path, 'remove', () => rm(path, { force: true }));
-        if (quarantinedPath !== undefined) {
-          reportCorruption(
-            {
-              path,
-              quarantinedPath,
-              recoveredRecords: kept.length,
-              droppedRecords: dropped,
-              reason: `records of the pack were unreadable when ${id} was deleted from it`,
-            },
-            { corruption, onCorruption },
-          );
-        }
-      });
+      await rewritePack(path, { deleting: id });
     }
   }
 
