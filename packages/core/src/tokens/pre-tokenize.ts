@@ -83,6 +83,36 @@ function digitsEnd(text: string, start: number): number {
   return index;
 }
 
+/** `wordLettersStart`'s answer when no word piece starts at the position. */
+const NO_WORD = -2;
+
+/**
+ * Where the letters of a word piece from `start` begin (both patterns allow one leading character
+ * that is not a line break, letter or digit — the caller has taken digits): at `start` when it is
+ * a letter, one further when a letter follows such a character, else `NO_WORD`; `NEEDS_REGEX`
+ * when the character that decides is not ASCII.
+ */
+function wordLettersStart(text: string, start: number, kind: number): number {
+  if (kind <= UPPER) return start;
+  if (kind === LINE_BREAK || start + 1 >= text.length) return NO_WORD;
+  const next = text.charCodeAt(start + 1);
+  if (next >= 0x80) return NEEDS_REGEX;
+  return CLASSES[next]! <= UPPER ? start + 1 : NO_WORD;
+}
+
+/**
+ * A piece from `start` that is neither a word nor digits: punctuation (` ?` lets one space lead
+ * it; `slashTrails` as in `punctuationEnd`) or whitespace. `wordLettersStart` has already seen
+ * that the character after `start` is ASCII.
+ */
+function otherPieceEnd(text: string, start: number, kind: number, slashTrails: boolean): number {
+  if (kind === PUNCTUATION) return punctuationEnd(text, start, slashTrails);
+  if (kind === SPACE && CLASSES[text.charCodeAt(start + 1)] === PUNCTUATION) {
+    return punctuationEnd(text, start + 1, slashTrails);
+  }
+  return whitespaceEnd(text, start);
+}
+
 /**
  * `[^\s\p{L}\p{N}]+` from `index` (already known to be punctuation), then the longest run of
  * `trailing` characters: `[\r\n/]*` in o200k, `[\r\n]*` in cl100k. The punctuation run is greedy,
@@ -135,17 +165,8 @@ function o200kPieceEnd(text: string, start: number): number {
   if (first >= 0x80) return NEEDS_REGEX;
   const kind = CLASSES[first]!;
   if (kind === DIGIT) return digitsEnd(text, start);
-  let letters = -1;
-  let nextKind = 0;
-  if (kind <= UPPER) {
-    letters = start;
-  } else if (kind !== LINE_BREAK && start + 1 < text.length) {
-    // One character that is not a line break, letter or digit may lead a word.
-    const next = text.charCodeAt(start + 1);
-    if (next >= 0x80) return NEEDS_REGEX;
-    nextKind = CLASSES[next]!;
-    if (nextKind <= UPPER) letters = start + 1;
-  }
+  const letters = wordLettersStart(text, start, kind);
+  if (letters === NEEDS_REGEX) return NEEDS_REGEX;
   if (letters >= 0) {
     // Both word alternatives come to the same in ASCII: an uppercase run, then a lowercase run
     // (so `helloWorld` splits before `W` and `HTMLParser` stays whole), then a contraction.
@@ -158,9 +179,7 @@ function o200kPieceEnd(text: string, start: number): number {
     if (code === APOSTROPHE) return contractionEnd(text, index);
     return code >= 0x80 ? NEEDS_REGEX : index; // may be a letter or a mark
   }
-  if (kind === PUNCTUATION) return punctuationEnd(text, start, true);
-  if (kind === SPACE && nextKind === PUNCTUATION) return punctuationEnd(text, start + 1, true);
-  return whitespaceEnd(text, start);
+  return otherPieceEnd(text, start, kind, true);
 }
 
 /**
@@ -176,16 +195,8 @@ function cl100kPieceEnd(text: string, start: number): number {
   }
   const kind = CLASSES[first]!;
   if (kind === DIGIT) return digitsEnd(text, start);
-  let letters = -1;
-  let nextKind = 0;
-  if (kind <= UPPER) {
-    letters = start;
-  } else if (kind !== LINE_BREAK && start + 1 < text.length) {
-    const next = text.charCodeAt(start + 1);
-    if (next >= 0x80) return NEEDS_REGEX;
-    nextKind = CLASSES[next]!;
-    if (nextKind <= UPPER) letters = start + 1;
-  }
+  const letters = wordLettersStart(text, start, kind);
+  if (letters === NEEDS_REGEX) return NEEDS_REGEX;
   if (letters >= 0) {
     // Letters of either case, with no split and no contraction.
     const length = text.length;
@@ -198,9 +209,7 @@ function cl100kPieceEnd(text: string, start: number): number {
     if (index === length) return index;
     return code >= 0x80 ? NEEDS_REGEX : index; // may be a letter
   }
-  if (kind === PUNCTUATION) return punctuationEnd(text, start, false);
-  if (kind === SPACE && nextKind === PUNCTUATION) return punctuationEnd(text, start + 1, false);
-  return whitespaceEnd(text, start);
+  return otherPieceEnd(text, start, kind, false);
 }
 
 /** The patterns the scanners were written from, exactly as js-tiktoken ships them. */
