@@ -12,7 +12,7 @@ import {
   type FakeProviderServer,
   startAnthropicServer,
 } from '../../../test/providers/index.js';
-import { createAnthropicResearchAgent } from './anthropic-agent.test-support.js';
+import { createAnthropicChatModel, createResearchAgent } from './research-agent.test-support.js';
 
 const WINDOW = 16_000;
 
@@ -34,11 +34,10 @@ describe('the agent middleware on the wire through @langchain/anthropic', () => 
         handler: agentScript.handler,
         contextWindow: WINDOW * 2,
       });
-      const agent = createAnthropicResearchAgent({
-        origin: server.origin,
+      const agent = createResearchAgent({
+        model: createAnthropicChatModel({ origin: server.origin, streaming }),
         contextWindow: WINDOW,
         resultWords: 500,
-        streaming,
       });
       const config = { configurable: { thread_id: `anthropic-wire-${streaming}` } };
       let messages: BaseMessage[] = [];

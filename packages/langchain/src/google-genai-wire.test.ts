@@ -36,7 +36,7 @@ import {
   detectContextOverflow,
 } from '@ctxmem/core';
 import { InMemoryChatMessageHistory } from '@langchain/core/chat_history';
-import { AIMessage, type BaseMessage, HumanMessage } from '@langchain/core/messages';
+import { type BaseMessage, HumanMessage } from '@langchain/core/messages';
 import { createAgent } from 'langchain';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -45,13 +45,13 @@ import {
   startGeminiServer,
 } from '../../../test/providers/index.js';
 import { contextMemoryMiddleware } from './agent/index.js';
+import { historyRounds, words } from './langchain.test-support.js';
+import { ContextChatMemory } from './memory/index.js';
 import {
   createGeminiChatModel,
-  createGeminiResearchAgent,
   createLookupTool,
-} from './google-genai-agent.test-support.js';
-import { words } from './langchain.test-support.js';
-import { ContextChatMemory } from './memory/index.js';
+  createResearchAgent,
+} from './research-agent.test-support.js';
 
 const WINDOW = 16_000;
 const counter = createTokenCounter();
@@ -83,11 +83,10 @@ describe('the agent middleware on the wire through @langchain/google-genai', () 
       const script = createScriptedAgent({ toolSteps: 2, parallelEvery: 0 });
       // The provider's window is twice ctxmem's: this test is about rules, not overflows.
       server = await startGeminiServer({ handler: script.handler, contextWindow: WINDOW * 2 });
-      const agent = createGeminiResearchAgent({
-        origin: server.origin,
+      const agent = createResearchAgent({
+        model: createGeminiChatModel({ origin: server.origin, streaming }),
         contextWindow: WINDOW,
         resultWords: 500,
-        streaming,
       });
       const config = { configurable: { thread_id: `gemini-wire-${streaming}` } };
       let messages: BaseMessage[] = [];
@@ -123,17 +122,6 @@ describe('the agent middleware on the wire through @langchain/google-genai', () 
   );
 });
 
-function history(rounds: number): BaseMessage[] {
-  const messages: BaseMessage[] = [];
-  for (let turn = 1; turn <= rounds; turn++) {
-    messages.push(
-      new HumanMessage({ content: `Turn ${turn}: ${words(turn, 60)}?`, id: `h${turn}` }),
-      new AIMessage({ content: words(turn + 1_000, 220), id: `a${turn}` }),
-    );
-  }
-  return messages;
-}
-
 /** A server that counts `scale` × cl100k_base (twice Gemini's usual figure): ctxmem undercounts. */
 async function overcountingServer(scale: number) {
   return startGeminiServer({
@@ -147,7 +135,7 @@ describe('overflow recovery through @langchain/google-genai', () => {
   it('detectContextOverflow reads the error the package throws for Gemini\'s "too long" 400', async () => {
     server = await overcountingServer(2.4);
     const error = await createGeminiChatModel({ origin: server.origin })
-      .invoke(history(24))
+      .invoke(historyRounds(24))
       .catch((caught: unknown) => caught);
     const [rejected] = server.rejected('overflow');
     expect(rejected).toBeDefined();
@@ -176,7 +164,7 @@ describe('overflow recovery through @langchain/google-genai', () => {
       });
       const agent = createAgent({ model, tools: [], middleware: [memory] });
       const config = { configurable: { thread_id: `gemini-overflow-${streaming}` } };
-      let messages = [...history(24), new HumanMessage('What did we settle on?')];
+      let messages = [...historyRounds(24), new HumanMessage('What did we settle on?')];
       const state = await agent.invoke({ messages }, config);
       expect(state.messages.at(-1)?.text).toBe('Done.');
       expect(server.requests.map((request) => request.rejection?.kind ?? 'accepted')).toEqual([
@@ -220,7 +208,7 @@ describe('overflow recovery through @langchain/google-genai', () => {
     const agent = createAgent({ model, tools: [], middleware: [memory] });
     const error = await agent
       // The newest message alone is more than the provider takes: no retry can fit it.
-      .invoke({ messages: [...history(4), new HumanMessage(`Well? ${words(3, 400)}`)] })
+      .invoke({ messages: [...historyRounds(4), new HumanMessage(`Well? ${words(3, 400)}`)] })
       .catch((caught: unknown) => caught);
     // LangChain wraps a middleware's error in its MiddlewareError, with ours as the cause.
     const overflow = (error as { cause?: unknown }).cause;
@@ -241,7 +229,7 @@ describe('ContextChatMemory.callModel recovers through @langchain/google-genai',
       contextWindow: WINDOW,
       returnMessages: true,
       summarizer: createExtractiveSummarizer({ counter }),
-      chatHistory: new InMemoryChatMessageHistory(history(24)),
+      chatHistory: new InMemoryChatMessageHistory(historyRounds(24)),
       scope: { sessionId: 'memory' },
     });
     const input = 'What did we settle on?';

@@ -35,6 +35,18 @@ export function messageView(message: BaseMessage): Record<string, unknown> {
   };
 }
 
+/** `rounds` rounds of a question and a long answer, with ids: a history to compact. */
+export function historyRounds(rounds: number): BaseMessage[] {
+  const messages: BaseMessage[] = [];
+  for (let turn = 1; turn <= rounds; turn++) {
+    messages.push(
+      new HumanMessage({ content: `Turn ${turn}: ${words(turn, 60)}?`, id: `h${turn}` }),
+      new AIMessage({ content: words(turn + 1_000, 220), id: `a${turn}` }),
+    );
+  }
+  return messages;
+}
+
 /** The text of a message's content. */
 export function textOf(message: BaseMessage): string {
   return typeof message.content === 'string' ? message.content : message.text;

@@ -17,11 +17,11 @@ import {
 } from '@ctxmem/core';
 import { ChatAnthropic } from '@langchain/anthropic';
 import { InMemoryChatMessageHistory } from '@langchain/core/chat_history';
-import { AIMessage, type BaseMessage, HumanMessage } from '@langchain/core/messages';
+import { type BaseMessage, HumanMessage } from '@langchain/core/messages';
 import { createAgent } from 'langchain';
 import { describe, expect, it } from 'vitest';
 import { contextMemoryMiddleware } from './agent/index.js';
-import { words } from './langchain.test-support.js';
+import { historyRounds, words } from './langchain.test-support.js';
 import { ContextChatMemory } from './memory/index.js';
 
 const counter = createTokenCounter();
@@ -101,17 +101,6 @@ function anthropicApi({ factor = FACTOR, cacheShare = 0.5 } = {}) {
   return { model, requests };
 }
 
-function history(rounds: number): BaseMessage[] {
-  const messages: BaseMessage[] = [];
-  for (let turn = 1; turn <= rounds; turn++) {
-    messages.push(
-      new HumanMessage({ content: `Turn ${turn}: ${words(turn, 60)}?`, id: `h${turn}` }),
-      new AIMessage({ content: words(turn + 1_000, 220), id: `a${turn}` }),
-    );
-  }
-  return messages;
-}
-
 describe('the createAgent middleware recovers from a "too long" rejection', () => {
   it('prepares the model call again, smaller, sends it once more, and learns the ratio', async () => {
     const api = anthropicApi();
@@ -124,7 +113,7 @@ describe('the createAgent middleware recovers from a "too long" rejection', () =
     });
     const agent = createAgent({ model: api.model, tools: [], middleware: [memory] });
     const config = { configurable: { thread_id: 'agent' } };
-    let messages = [...history(ROUNDS), new HumanMessage('What did we settle on?')];
+    let messages = [...historyRounds(ROUNDS), new HumanMessage('What did we settle on?')];
     const state = await agent.invoke({ messages }, config);
     expect(state.messages.at(-1)?.text).toBe('Done.');
     expect(api.requests.map((request) => request.accepted)).toEqual([false, true]);
@@ -157,7 +146,7 @@ describe('the createAgent middleware recovers from a "too long" rejection', () =
     const agent = createAgent({ model: api.model, tools: [], middleware: [memory] });
     const error = await agent
       // The newest message alone is more than the provider takes: no retry can fit it.
-      .invoke({ messages: [...history(4), new HumanMessage(`Well? ${words(3, 400)}`)] })
+      .invoke({ messages: [...historyRounds(4), new HumanMessage(`Well? ${words(3, 400)}`)] })
       .catch((caught: unknown) => caught);
     // LangChain wraps a middleware's error in its MiddlewareError, with ours as the cause.
     const overflow = (error as { cause?: unknown }).cause;
@@ -178,7 +167,7 @@ describe('ContextChatMemory.callModel recovers from a "too long" rejection', () 
       contextWindow: WINDOW,
       returnMessages: true,
       summarizer: createExtractiveSummarizer({ counter }),
-      chatHistory: new InMemoryChatMessageHistory(history(ROUNDS)),
+      chatHistory: new InMemoryChatMessageHistory(historyRounds(ROUNDS)),
       scope: { sessionId: 'memory' },
       onEvent: (event) => events.push(event),
     });

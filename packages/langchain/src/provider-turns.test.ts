@@ -1,12 +1,13 @@
 /*
- * The kept check of `packages/ai-sdk/src/provider-turns.test.ts` for LangChain on Gemini: 40
- * tool-using user turns through the `createAgent` middleware and `@langchain/google-genai`'s
- * `ChatGoogleGenerativeAI` (`gemini-3-pro-preview`, thinking on) in a 16,000-token window,
- * against the fake Gemini server holding the provider to the same window and counting as Gemini
- * might. No rule-break rejection, no failed turn, at most 2 overflow rejections and none in the
- * second half, the planted facts still in front of the model at the end. The scripted agent calls
- * one tool at a time: `@langchain/google-genai` 2.3.2 cannot send parallel results in the form
- * Gemini takes (see `google-genai-wire.test.ts`).
+ * The kept check of `packages/ai-sdk/src/provider-turns.test.ts` for LangChain: 40 tool-using user
+ * turns through the `createAgent` middleware and a real provider package (thinking on) in a
+ * 16,000-token window, against the provider's fake server holding it to the same window and
+ * counting as that provider might. No rule-break rejection, no failed turn, at most 2 overflow
+ * rejections and none in the second half, summaries made, the planted facts still in front of the
+ * model at the end.
+ *
+ * On Gemini the scripted agent calls one tool at a time: `@langchain/google-genai` 2.3.2 cannot
+ * send parallel results in the form Gemini takes (see `google-genai-wire.test.ts`).
  *
  * `CTXMEM_PROVIDER_CHECK_REPORT=1` prints the figures.
  */
@@ -17,11 +18,16 @@ import {
   type FakeProviderServer,
   keptCheckFigures,
   keptCheckQuestion,
+  startAnthropicServer,
   startGeminiServer,
   KEPT_CHECK_TURNS as TURNS,
   KEPT_CHECK_WINDOW as WINDOW,
 } from '../../../test/providers/index.js';
-import { createGeminiResearchAgent } from './google-genai-agent.test-support.js';
+import {
+  createAnthropicChatModel,
+  createGeminiChatModel,
+  createResearchAgent,
+} from './research-agent.test-support.js';
 
 let server: FakeProviderServer | undefined;
 afterEach(async () => {
@@ -29,16 +35,33 @@ afterEach(async () => {
   server = undefined;
 });
 
-describe('40 tool-using turns in a 16k window through @langchain/google-genai', () => {
+const providers = [
+  {
+    name: '@langchain/anthropic',
+    report: 'langchain-anthropic',
+    script: {},
+    start: startAnthropicServer,
+    model: createAnthropicChatModel,
+  },
+  {
+    name: '@langchain/google-genai',
+    report: 'langchain-google-genai',
+    script: { parallelEvery: 0 },
+    start: startGeminiServer,
+    model: createGeminiChatModel,
+  },
+];
+
+describe.each(providers)('40 tool-using turns in a 16k window through $name', (provider) => {
   it('no rejected rule, no failed turn, at most 2 overflows and none in the second half', async () => {
-    const script = createScriptedAgent({ parallelEvery: 0 });
-    server = await startGeminiServer({ handler: script.handler, contextWindow: WINDOW });
-    const agent = createGeminiResearchAgent({
-      origin: server.origin,
+    const script = createScriptedAgent(provider.script);
+    server = await provider.start({ handler: script.handler, contextWindow: WINDOW });
+    const agent = createResearchAgent({
+      model: provider.model({ origin: server.origin }),
       contextWindow: WINDOW,
       resultWords: 450,
     });
-    const config = { configurable: { thread_id: 'gemini-turns' } };
+    const config = { configurable: { thread_id: `${provider.report}-turns` } };
     const requestsBefore: number[] = [];
     const failedTurns: string[] = [];
     let messages: BaseMessage[] = [];
@@ -57,7 +80,7 @@ describe('40 tool-using turns in a 16k window through @langchain/google-genai', 
     if (process.env.CTXMEM_PROVIDER_CHECK_REPORT) {
       console.log(
         JSON.stringify({
-          provider: 'langchain-google-genai',
+          provider: provider.report,
           ...figures,
           failedTurns: failedTurns.length,
           firstFailures: failedTurns.slice(0, 2),
